@@ -1,0 +1,47 @@
+#include "model/model_loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+
+namespace remap {
+
+Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name) {
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                 static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
+  // Random bytes can parse as a message made only of unknown fields; a model has a graph.
+  if (!model.has_graph() || model.ir_version() <= 0)
+    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph or IR version)", name));
+  if (model.opset_import_size() == 0)
+    return Status(ErrorCode::kInvalidModel, fmt::format("{}: model has no opset_import", name));
+  return model;
+}
+
+Expected<onnx::ModelProto> LoadModel(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return Status(ErrorCode::kInputNotFound, fmt::format("{}: no such file", path));
+  if (std::filesystem::is_directory(path, ec))
+    return Status(ErrorCode::kInputUnreadable, fmt::format("{}: is a directory, not a model file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
+  const std::string bytes = buffer.str();
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    return Status(ErrorCode::kInvalidModel,
+                  fmt::format("{}: {} bytes is over protobuf's 2 GiB limit; save the weights as external data", path, bytes.size()));
+  return ParseModel(bytes, path);
+}
+
+}  // namespace remap

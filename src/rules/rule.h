@@ -1,0 +1,54 @@
+// A rule after loading: what it matches, how the node's inputs and attributes
+// bind to named arguments, and its alternative replacements.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/expression.h"
+#include "rules/replacement_template.h"
+#include "rules/signature.h"
+#include "rules/source_map.h"
+
+namespace remap {
+
+struct NodeMatch {
+  std::string aten;     // set: matches ATen fallback / fall-through forms of this operator
+  std::string domain;   // else: domain + op_type
+  std::string op_type;
+  std::optional<std::string> overload;
+  std::optional<int> min_inputs, max_inputs;
+  std::vector<std::pair<std::string, Value>> attribute_equals;
+  SourceLocation location;
+
+  std::string Describe() const;  // "aten::asinh" or "custom::deform_conv2d"
+};
+
+struct Alternative {
+  int min_opset = 1;
+  int max_opset = 0;  // 0: no upper limit
+  Expression when;
+  std::shared_ptr<const StringSource> when_source;
+  std::map<std::string, int64_t> imports;
+  ReplacementTemplate replacement;
+  std::string replace_text;  // as written, for `rules show`
+  std::shared_ptr<const StringSource> replace_source;
+  std::string doc;
+  SourceLocation location;
+};
+
+struct Rule {
+  std::string id;
+  std::string doc;
+  std::vector<NodeMatch> matches;
+  Signature signature;
+  std::string signature_text;
+  std::vector<Alternative> alternatives;
+  SourceLocation location;
+  bool builtin = false;
+};
+
+}  // namespace remap

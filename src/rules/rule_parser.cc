@@ -1,0 +1,224 @@
+#include "rules/rule_parser.h"
+
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "proto/rules.pb.h"
+
+namespace remap {
+
+namespace {
+
+namespace pb = google::protobuf;
+
+class CollectErrors : public pb::io::ErrorCollector {
+ public:
+  CollectErrors(const std::string& file, std::vector<std::string>* out) : file_(file), out_(out) {}
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    out_->push_back(fmt::format("{}:{}:{}: error: {}", file_, line + 1, column + 1, message));
+  }
+  void AddWarning(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    out_->push_back(fmt::format("{}:{}:{}: error: {}", file_, line + 1, column + 1, message));
+  }
+
+ private:
+  std::string file_;
+  std::vector<std::string>* out_;
+};
+
+bool ValidId(const std::string& id) {
+  if (id.empty() || !std::islower(static_cast<unsigned char>(id[0]))) return false;
+  for (char c : id) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  }
+  return true;
+}
+
+// Compiles one Rule message; `tree` holds the positions of its fields.
+class RuleCompiler {
+ public:
+  RuleCompiler(const std::string& file, const std::string& text, std::vector<std::string>* errors)
+      : file_(file), text_(text), errors_(errors) {}
+
+  std::unique_ptr<Rule> Compile(const rulefile::Rule& msg, const pb::TextFormat::ParseInfoTree* tree,
+                                SourceLocation where) {
+    auto rule = std::make_unique<Rule>();
+    rule->location = where;
+    rule->id = msg.id();
+    rule->doc = msg.doc();
+    size_t errors_before = errors_->size();
+    const auto* desc = msg.GetDescriptor();
+
+    if (!ValidId(msg.id()))
+      Error(FieldAt(tree, desc->FindFieldByName("id"), where),
+            msg.id().empty() ? "rule has no id" : fmt::format("rule id '{}' must be lower-case kebab-case, e.g. aten-asinh", msg.id()));
+
+    // Signature first: matches and alternatives refer to its names.
+    auto sig_source = Source(tree, desc->FindFieldByName("signature"), where);
+    if (msg.signature().empty()) {
+      Error(where, "rule has no signature (the operator's arguments in PyTorch schema syntax)");
+    } else {
+      SignatureError e;
+      if (!ParseSignature(msg.signature(), &rule->signature, &e)) Error(sig_source->Locate(e.offset), "signature: " + e.message);
+      rule->signature_text = msg.signature();
+    }
+
+    if (msg.match_size() == 0) Error(where, "rule has no match (which nodes it applies to)");
+    for (int k = 0; k < msg.match_size(); ++k) {
+      const auto& m = msg.match(k);
+      const auto* mtree = tree ? tree->GetTreeForNested(desc->FindFieldByName("match"), k) : nullptr;
+      SourceLocation at = FieldAt(tree, desc->FindFieldByName("match"), where, k);
+      NodeMatch nm;
+      nm.location = at;
+      nm.aten = m.aten();
+      nm.domain = m.domain();
+      nm.op_type = m.op_type();
+      if (m.has_overload()) nm.overload = m.overload();
+      if (m.has_min_inputs()) nm.min_inputs = m.min_inputs();
+      if (m.has_max_inputs()) nm.max_inputs = m.max_inputs();
+      if (nm.aten.empty() == nm.op_type.empty())
+        Error(at, "a match names either 'aten' (an ATen operator) or 'op_type' (with 'domain'), not both or neither");
+      if (!nm.aten.empty() && !nm.domain.empty()) Error(at, "'domain' goes with 'op_type', not with 'aten'");
+      for (int a = 0; a < m.attribute_size(); ++a) {
+        const auto* atree = mtree ? mtree->GetTreeForNested(m.GetDescriptor()->FindFieldByName("attribute"), a) : nullptr;
+        auto src = Source(atree, m.attribute(a).GetDescriptor()->FindFieldByName("equals"), at);
+        ExprError e;
+        Expression lit = Expression::Parse(m.attribute(a).equals(), &e);
+        Value v;
+        if (lit.empty()) {
+          Error(src->Locate(e.offset), e.message);
+        } else if (!lit.names().empty()) {
+          Error(src->Locate(lit.names()[0].second), "attribute 'equals' must be a literal");
+        } else if (lit.Evaluate([](const std::string&, Value*, std::string*) { return false; }, &v, &e)) {
+          nm.attribute_equals.emplace_back(m.attribute(a).name(), v);
+        }
+      }
+      rule->matches.push_back(std::move(nm));
+    }
+
+    if (msg.alternative_size() == 0) Error(where, "rule has no alternative (no replacement)");
+    for (int k = 0; k < msg.alternative_size(); ++k) {
+      const auto& a = msg.alternative(k);
+      const auto* afield = desc->FindFieldByName("alternative");
+      const auto* atree = tree ? tree->GetTreeForNested(afield, k) : nullptr;
+      SourceLocation at = FieldAt(tree, afield, where, k);
+      const auto* adesc = a.GetDescriptor();
+      Alternative alt;
+      alt.location = at;
+      alt.doc = a.doc();
+      alt.min_opset = a.min_opset();
+      alt.max_opset = a.max_opset();
+      if (a.min_opset() < 1) Error(FieldAt(atree, adesc->FindFieldByName("min_opset"), at), "min_opset must be set (1 or more)");
+      if (a.max_opset() != 0 && a.max_opset() < a.min_opset())
+        Error(FieldAt(atree, adesc->FindFieldByName("max_opset"), at), "max_opset is below min_opset");
+      if (!a.when().empty()) {
+        alt.when_source = Source(atree, adesc->FindFieldByName("when"), at);
+        ExprError e;
+        alt.when = Expression::Parse(a.when(), &e);
+        if (alt.when.empty()) Error(alt.when_source->Locate(e.offset), "when: " + e.message);
+        for (const auto& [name, off] : alt.when.names()) {
+          if (!rule->signature.Find(name))
+            Error(alt.when_source->Locate(off), fmt::format("when: '{}' is not an argument of the signature", name));
+        }
+      }
+      for (int d = 0; d < a.import_size(); ++d) {
+        const auto& imp = a.import(d);
+        SourceLocation iat = FieldAt(atree, adesc->FindFieldByName("import"), at, d);
+        if (imp.domain().empty() || imp.domain() == "ai.onnx")
+          Error(iat, "the default domain's version is min_opset, not an import");
+        else if (imp.version() < 1)
+          Error(iat, fmt::format("import of '{}' needs a version of 1 or more", imp.domain()));
+        else
+          alt.imports[imp.domain()] = imp.version();
+      }
+      alt.replace_source = Source(atree, adesc->FindFieldByName("replace"), at);
+      alt.replace_text = a.replace();
+      if (a.replace().empty()) {
+        Error(at, "alternative has no replace (the ONNX nodes to emit)");
+      } else if (errors_->size() == errors_before) {
+        TemplateError e;
+        if (!ReplacementTemplate::Compile(a.replace(), rule->signature, &alt.replacement, &e)) {
+          Error(alt.replace_source->Locate(e.offset), "replace: " + e.message);
+        } else {
+          for (const std::string& domain : alt.replacement.domains()) {
+            if (!alt.imports.count(domain))
+              Error(alt.replace_source->field(),
+                    fmt::format("replace emits domain '{}' but the alternative has no import for it", domain));
+          }
+        }
+      }
+      rule->alternatives.push_back(std::move(alt));
+    }
+    if (errors_->size() != errors_before) return nullptr;
+    return rule;
+  }
+
+ private:
+  void Error(const SourceLocation& at, const std::string& message) {
+    errors_->push_back(fmt::format("{}: error: {}", at.ToString(), message));
+  }
+
+  SourceLocation FieldAt(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field,
+                         const SourceLocation& fallback, int index = -1) const {
+    if (!tree) return fallback;
+    auto loc = tree->GetLocation(field, index);
+    if (loc.line < 0) return fallback;
+    return SourceLocation{file_, loc.line + 1, loc.column + 1};
+  }
+
+  std::shared_ptr<const StringSource> Source(const pb::TextFormat::ParseInfoTree* tree,
+                                             const pb::FieldDescriptor* field, const SourceLocation& fallback) const {
+    if (tree) {
+      auto loc = tree->GetLocation(field, -1);
+      if (loc.line >= 0) return std::make_shared<StringSource>(file_, text_, loc.line, loc.column);
+    }
+    return std::make_shared<StringSource>(file_, text_, fallback.line - 1, fallback.column - 1);
+  }
+
+  const std::string& file_;
+  const std::string& text_;
+  std::vector<std::string>* errors_;
+};
+
+}  // namespace
+
+RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin) {
+  RuleFileResult result;
+  rulefile::RuleFile file;
+  pb::TextFormat::Parser parser;
+  CollectErrors collector(display_name, &result.errors);
+  pb::TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(text, &file)) {
+    if (result.errors.empty()) result.errors.push_back(fmt::format("{}: error: not a rule file", display_name));
+    return result;
+  }
+  if (file.rule_size() == 0) {
+    result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule", display_name));
+    return result;
+  }
+  RuleCompiler compiler(display_name, text, &result.errors);
+  const auto* rule_field = file.GetDescriptor()->FindFieldByName("rule");
+  std::set<std::string> ids;
+  for (int k = 0; k < file.rule_size(); ++k) {
+    auto loc = tree.GetLocation(rule_field, k);
+    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
+    auto rule = compiler.Compile(file.rule(k), tree.GetTreeForNested(rule_field, k), where);
+    if (!rule) continue;
+    if (!ids.insert(rule->id).second) {
+      result.errors.push_back(fmt::format("{}: error: rule id '{}' is used twice in this file", where.ToString(), rule->id));
+      continue;
+    }
+    rule->builtin = builtin;
+    result.rules.push_back(std::move(rule));
+  }
+  return result;
+}
+
+}  // namespace remap

@@ -1,0 +1,21 @@
+// Reads rule files (protobuf text format against proto/rules.proto) into Rules,
+// reporting every problem as "file:line:col: error: message".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rules/rule.h"
+
+namespace remap {
+
+struct RuleFileResult {
+  std::vector<std::unique_ptr<Rule>> rules;
+  std::vector<std::string> errors;  // "file:line:col: error: ..."
+};
+
+// `display_name` is used in messages; `text` is the file content.
+RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin);
+
+}  // namespace remap

@@ -1,0 +1,49 @@
+// RuleSet: every loaded rule, indexed by the node key it matches so that
+// finding candidates for a node is one hash lookup.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "rules/rule.h"
+
+namespace remap {
+
+class RuleSet {
+ public:
+  // Adds rules in priority order: later calls win. A rule whose id equals an
+  // earlier rule's id replaces it.
+  void Add(std::vector<std::unique_ptr<Rule>> rules);
+
+  // Candidates for a node key (see MatchKey*), highest priority first.
+  const std::vector<const Rule*>& Candidates(const std::string& key) const;
+  const Rule* Find(const std::string& id) const;
+  // All active rules, sorted by id.
+  std::vector<const Rule*> All() const;
+  // Non-default domains some replacement emits (not "unmapped" when seen).
+  const std::vector<std::string>& EmittedDomains() const { return emitted_domains_; }
+
+ private:
+  void Reindex();
+
+  std::vector<std::unique_ptr<Rule>> rules_;  // in priority order, lowest first
+  std::unordered_map<std::string, std::vector<const Rule*>> index_;
+  std::vector<std::string> emitted_domains_;
+};
+
+std::string MatchKeyAten(const std::string& aten_operator);
+std::string MatchKeyOp(const std::string& domain, const std::string& op_type);
+std::string MatchKeyOf(const NodeMatch& m);
+
+struct RuleLoadResult {
+  RuleSet rules;
+  std::vector<std::string> errors;
+};
+
+// Built-in rules (unless `builtins` is false), then each path in order: a
+// file, or a folder searched recursively for *.textproto.
+RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths);
+
+}  // namespace remap

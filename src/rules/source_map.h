@@ -1,0 +1,34 @@
+// Maps byte offsets inside a string field of a rule file back to the file's
+// line and column, so errors in expressions and replacements point at the
+// exact character even when the value spans several concatenated literals.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace remap {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;    // 1-based; 0 = unknown
+  int column = 0;  // 1-based
+
+  std::string ToString() const;  // "file:line:col" (or less when unknown)
+};
+
+class StringSource {
+ public:
+  StringSource() = default;
+  // `file_text` is the whole rule file; (line0, col0) is the 0-based position
+  // of the field name, as protobuf's ParseInfoTree records it.
+  StringSource(const std::string& file, const std::string& file_text, int line0, int col0);
+
+  SourceLocation Locate(size_t offset) const;
+  const SourceLocation& field() const { return field_; }
+
+ private:
+  SourceLocation field_;
+  std::vector<std::pair<int, int>> positions_;  // per decoded character, 1-based
+};
+
+}  // namespace remap
