@@ -1,0 +1,147 @@
+#include "engine/argument_binding.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/constant_reader.h"
+
+namespace remap {
+
+const BoundArgument* Binding::Find(const std::string& name) const {
+  for (const auto& b : args_) {
+    if (b.arg->name == name) return &b;
+  }
+  return nullptr;
+}
+
+bool Binding::Lookup(const std::string& name, Value* out, std::string* why) const {
+  const BoundArgument* b = Find(name);
+  if (!b) {
+    *why = fmt::format("'{}' is not bound", name);
+    return false;
+  }
+  if (!b->not_constant.empty()) {
+    *why = fmt::format("argument '{}' is not a constant: {}", name, b->not_constant);
+    return false;
+  }
+  *out = b->value;
+  return true;
+}
+
+namespace {
+
+// Resolves the constant behind input `name` for a scalar argument.
+void ResolveConstant(const std::string& name, const GraphIndex& index, BoundArgument* b, std::string* error) {
+  Producer p = index.ProducerOf(name);
+  Value raw;
+  std::string why;
+  switch (p.kind) {
+    case Producer::Kind::kInitializer:
+      if (!TensorToValue(*p.initializer, &raw, &why)) {
+        b->not_constant = fmt::format("initializer '{}': {}", name, why);
+        return;
+      }
+      break;
+    case Producer::Kind::kNode:
+      if (p.node && p.node->op_type() == "Constant" && (p.node->domain().empty() || p.node->domain() == "ai.onnx")) {
+        if (!ConstantNodeValue(*p.node, &raw, &why)) {
+          b->not_constant = why;
+          return;
+        }
+        break;
+      }
+      b->not_constant = p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
+                               : fmt::format("'{}' is computed by a rewritten node", name);
+      return;
+    case Producer::Kind::kGraphInput:
+      b->not_constant = fmt::format("it is the graph input '{}'", name);
+      return;
+    case Producer::Kind::kUnknown:
+      b->not_constant = fmt::format("'{}' has no producer in scope", name);
+      return;
+  }
+  if (!CoerceToArgument(raw, *b->arg, &b->value, &why)) *error = why;
+}
+
+}  // namespace
+
+bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Signature& signature,
+                   const GraphIndex& index, Binding* out, std::string* why) {
+  out->args_.clear();
+  std::vector<bool> attribute_used(static_cast<size_t>(node.attribute_size()), false);
+  if (form.kind == NodeForm::Kind::kAtenFallback) {
+    for (int k = 0; k < node.attribute_size(); ++k) {
+      const std::string& n = node.attribute(k).name();
+      if (n == "operator" || n == "overload_name") attribute_used[static_cast<size_t>(k)] = true;
+    }
+  }
+  std::vector<std::string> missing;
+  int next_input = 0;
+  for (const Argument& arg : signature.args) {
+    BoundArgument b;
+    b.arg = &arg;
+    int attr_index = -1;
+    for (int k = 0; k < node.attribute_size(); ++k) {
+      if (!attribute_used[static_cast<size_t>(k)] && node.attribute(k).name() == arg.name) attr_index = k;
+    }
+    if (attr_index >= 0) {
+      attribute_used[static_cast<size_t>(attr_index)] = true;
+      Value raw;
+      std::string reason;
+      if (IsTensorType(arg.type)) {
+        *why = fmt::format("argument '{}' is a tensor but arrives as an attribute", arg.name);
+        return false;
+      }
+      if (!AttributeToValue(node.attribute(attr_index), &raw, &reason) || !CoerceToArgument(raw, arg, &b.value, &reason)) {
+        *why = reason;
+        return false;
+      }
+    } else if (next_input < node.input_size()) {
+      const std::string& name = node.input(next_input++);
+      if (name.empty()) {
+        if (!arg.optional && arg.type != ArgType::kOpaque) {
+          *why = fmt::format("argument '{}' ({}) is None but not optional", arg.name, arg.type_text);
+          return false;
+        }
+      } else {
+        b.input = name;
+        if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {
+          b.value = Value::Tensor(name);
+        } else {
+          std::string error;
+          ResolveConstant(name, index, &b, &error);
+          if (!error.empty()) {
+            *why = error;
+            return false;
+          }
+        }
+      }
+    } else if (arg.default_value) {
+      b.value = *arg.default_value;
+    } else if (arg.optional) {
+      b.value = Value::None();
+    } else {
+      missing.push_back(arg.name);
+    }
+    out->args_.push_back(std::move(b));
+  }
+  if (!missing.empty()) {
+    *why = fmt::format("missing argument{} {}: the node has {} input{} and no attribute{} for {}",
+                       missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), node.input_size(),
+                       node.input_size() == 1 ? "" : "s", missing.size() > 1 ? "s" : "", missing.size() > 1 ? "them" : "it");
+    return false;
+  }
+  if (next_input < node.input_size()) {
+    *why = fmt::format("the node has {} inputs but the signature takes {} of them", node.input_size(), next_input);
+    return false;
+  }
+  for (int k = 0; k < node.attribute_size(); ++k) {
+    if (!attribute_used[static_cast<size_t>(k)]) {
+      *why = fmt::format("attribute '{}' is not an argument of the signature", node.attribute(k).name());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace remap

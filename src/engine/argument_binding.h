@@ -1,0 +1,42 @@
+// Binds a node to a rule's signature: each argument takes the node attribute
+// of the same name if there is one (custom symbolics, older exporters' typed
+// attributes), else the next input (ATen fallback passes everything as
+// inputs, scalars from Constant nodes, None as ""), else its default.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/node_form.h"
+#include "model/graph_index.h"
+#include "rules/signature.h"
+#include "rules/value.h"
+
+namespace remap {
+
+struct BoundArgument {
+  const Argument* arg = nullptr;
+  Value value;                  // the constant, None, or Tensor(input name)
+  std::string input;            // the graph value feeding it ("" when from an attribute/default or None)
+  std::string not_constant;     // set when a scalar argument is computed at run time: why
+};
+
+class Binding {
+ public:
+  const std::vector<BoundArgument>& args() const { return args_; }
+  const BoundArgument* Find(const std::string& name) const;
+  // For expressions: fails for scalars that are not constants.
+  bool Lookup(const std::string& name, Value* out, std::string* why) const;
+
+ private:
+  friend bool BindArguments(const onnx::NodeProto&, const NodeForm&, const Signature&, const GraphIndex&, Binding*,
+                            std::string*);
+  std::vector<BoundArgument> args_;
+};
+
+bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Signature& signature,
+                   const GraphIndex& index, Binding* out, std::string* why);
+
+}  // namespace remap

@@ -1,0 +1,28 @@
+// Reads the constant behind a scalar argument (a Constant node, an
+// initializer, or an attribute) and converts it to the argument's type.
+#pragma once
+
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "rules/signature.h"
+#include "rules/value.h"
+
+namespace remap {
+
+// The tensor as a Value: a 0-d tensor becomes a scalar, others a flat list.
+// Floats (any precision) become kFloat, integers kInt, bool kBool, strings kString.
+bool TensorToValue(const onnx::TensorProto& tensor, Value* out, std::string* why);
+
+// The constant a Constant node produces (any of its value* attributes).
+bool ConstantNodeValue(const onnx::NodeProto& node, Value* out, std::string* why);
+
+// A node attribute as a Value.
+bool AttributeToValue(const onnx::AttributeProto& attr, Value* out, std::string* why);
+
+// Converts to what the signature declares: bool from 0/1, int[] from a
+// scalar, a float from an int, Scalar kept as given.
+bool CoerceToArgument(const Value& in, const Argument& arg, Value* out, std::string* why);
+
+}  // namespace remap

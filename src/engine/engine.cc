@@ -1,0 +1,217 @@
+#include "engine/engine.h"
+
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "engine/node_form.h"
+#include "engine/node_matcher.h"
+#include "model/graph_index.h"
+#include "rewrite/node_list_editor.h"
+#include "saver/opset_raise.h"
+
+namespace remap {
+
+namespace {
+
+using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+// Rewrites one graph tree (a main graph with its subgraphs, or a function).
+class TreeRewriter {
+ public:
+  TreeRewriter(const ClassifyContext& classify, const MatchContext& match, GraphIndex* index, RewriteReport* report)
+      : classify_(classify), match_(match), index_(index), report_(report) {}
+
+  void RewriteGraph(onnx::GraphProto* graph, const std::string& path) { RewriteNodes(graph->mutable_node(), path); }
+
+  void RewriteNodes(NodeList* nodes, const std::string& path) {
+    NodeListEditor editor(nodes);
+    for (int i = 0; i < nodes->size(); ++i) {
+      onnx::NodeProto* node = nodes->Mutable(i);
+      for (auto& attr : *node->mutable_attribute()) {
+        const std::string sub = fmt::format("{}/{}.{}", path, node->name(), attr.name());
+        if (attr.has_g()) RewriteGraph(attr.mutable_g(), sub);
+        for (int k = 0; k < attr.graphs_size(); ++k) RewriteGraph(attr.mutable_graphs(k), fmt::format("{}[{}]", sub, k));
+      }
+      NodeForm form = ClassifyNode(*node, classify_);
+      if (!form.unmapped()) continue;
+      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0};
+      MatchResult m = MatchNode(*node, form, match_, index_);
+      if (!m.ok) {
+        outcome.reason = m.reason;
+        outcome.needs_opset = m.needs_opset;
+        report_->remaining.push_back(std::move(outcome));
+        continue;
+      }
+      outcome.rule = m.rule->id;
+      outcome.rule_location = m.alternative->location;
+      for (const auto& n : m.replacement) {
+        outcome.emitted.push_back(OpName(n));
+        for (const auto& in : n.input()) {
+          if (!in.empty()) index_->AddUse(in);
+        }
+      }
+      for (const auto& in : node->input()) {
+        if (in.empty()) continue;
+        index_->RemoveUse(in);
+        dead_candidates_.insert(in);
+      }
+      for (const auto& out : node->output()) index_->ForgetProducer(out);
+      for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
+      domains_rewritten_.insert(node->domain());
+      report_->rewritten.push_back(std::move(outcome));
+      editor.Replace(i, std::move(m.replacement));
+    }
+    editor.Commit();
+  }
+
+  // Removes Constant nodes and initializers that fed rewritten nodes and now feed nothing.
+  void RemoveDeadConstants(onnx::GraphProto* graph) {
+    CollectDead();
+    RemoveDeadIn(graph);
+  }
+  void RemoveDeadConstants(onnx::FunctionProto* function) {
+    CollectDead();
+    RemoveElements(function->mutable_node(), dead_nodes_);
+  }
+
+  const std::map<std::string, int64_t>& imports_needed() const { return imports_needed_; }
+  const std::set<std::string>& domains_rewritten() const { return domains_rewritten_; }
+
+ private:
+  void CollectDead() {
+    for (const std::string& name : dead_candidates_) {
+      if (index_->Uses(name) > 0) continue;
+      Producer p = index_->ProducerOf(name);
+      if (p.kind == Producer::Kind::kInitializer) dead_initializers_.insert(p.initializer);
+      if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && p.node->output_size() == 1)
+        dead_nodes_.insert(p.node);
+    }
+  }
+  void RemoveDeadIn(onnx::GraphProto* graph) {
+    if (dead_nodes_.empty() && dead_initializers_.empty()) return;
+    RemoveElements(graph->mutable_node(), dead_nodes_);
+    RemoveElements(graph->mutable_initializer(), dead_initializers_);
+    for (auto& node : *graph->mutable_node()) ForEachSubgraph(node, [this](onnx::GraphProto& g) { RemoveDeadIn(&g); });
+  }
+
+  const ClassifyContext& classify_;
+  const MatchContext& match_;
+  GraphIndex* index_;
+  RewriteReport* report_;
+  std::unordered_set<std::string> dead_candidates_;
+  std::unordered_set<const onnx::NodeProto*> dead_nodes_;
+  std::unordered_set<const onnx::TensorProto*> dead_initializers_;
+  std::map<std::string, int64_t> imports_needed_;
+  std::set<std::string> domains_rewritten_;
+};
+
+std::map<std::string, int64_t> NonDefaultImports(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {
+  std::map<std::string, int64_t> out;
+  for (const auto& op : ops) {
+    if (!op.domain().empty() && op.domain() != "ai.onnx") out[op.domain()] = op.version();
+  }
+  return out;
+}
+
+void AddImports(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* ops, const std::map<std::string, int64_t>& needed) {
+  auto have = NonDefaultImports(*ops);
+  for (const auto& [domain, version] : needed) {
+    if (have.count(domain)) continue;
+    auto* op = ops->Add();
+    op->set_domain(domain);
+    op->set_version(version);
+  }
+}
+
+void CollectDomains(const NodeList& nodes, std::set<std::string>* out) {
+  for (const auto& n : nodes) {
+    out->insert(n.domain());
+    ForEachSubgraph(n, [out](const onnx::GraphProto& g) { CollectDomains(g.node(), out); });
+  }
+}
+
+// Drops imports of domains the rewrite emptied (others stay, used or not).
+void DropImports(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* ops, const std::set<std::string>& drop) {
+  std::unordered_set<const onnx::OperatorSetIdProto*> remove;
+  for (const auto& op : *ops) {
+    if (drop.count(op.domain())) remove.insert(&op);
+  }
+  RemoveElements(ops, remove);
+}
+
+}  // namespace
+
+Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rules, const RewriteOptions& options) {
+  RewriteReport report;
+  report.ir_before = static_cast<int>(model->ir_version());
+  const int model_opset = DefaultOpset(model->opset_import());
+  if (model_opset == 0) return Status(ErrorCode::kInvalidModel, "the model imports no default-domain opset");
+  const int target = options.target_opset.value_or(model_opset);
+  report.opset_before = model_opset;
+  if (target < model_opset)
+    return Status(ErrorCode::kOpsetRefused,
+                  fmt::format("--opset {} is below the model's opset {}; lowering an opset is not supported", target, model_opset));
+  if (target > model_opset) {
+    Status s = CheckDefaultOpsetRaise(*model, model_opset, target);
+    if (!s.ok()) return s;
+  }
+
+  ClassifyContext classify;
+  classify.emitted_domains = rules.EmittedDomains();
+  for (const auto& f : model->functions()) classify.local_functions.insert(MatchKeyOp(f.domain(), f.name()));
+
+  std::set<std::string> rewritten_domains;
+  // Main graph tree.
+  {
+    auto imports = NonDefaultImports(model->opset_import());
+    MatchContext match{&rules, target, &imports};
+    GraphIndex index = GraphIndex::ForGraph(model->graph());
+    TreeRewriter rewriter(classify, match, &index, &report);
+    rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
+    rewriter.RemoveDeadConstants(model->mutable_graph());
+    AddImports(model->mutable_opset_import(), rewriter.imports_needed());
+    rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());
+  }
+  // Model-local functions: their own scope and opset_import.
+  for (auto& f : *model->mutable_functions()) {
+    auto imports = NonDefaultImports(f.opset_import());
+    int f_opset = DefaultOpset(f.opset_import());
+    MatchContext match{&rules, f_opset && target == model_opset ? f_opset : target, &imports};
+    GraphIndex index = GraphIndex::ForFunction(f);
+    TreeRewriter rewriter(classify, match, &index, &report);
+    rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
+    rewriter.RemoveDeadConstants(&f);
+    AddImports(f.mutable_opset_import(), rewriter.imports_needed());
+    AddImports(model->mutable_opset_import(), rewriter.imports_needed());
+    rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());
+  }
+
+  // Imports of domains no node uses any more (org.pytorch.aten, custom, ...).
+  std::set<std::string> used;
+  CollectDomains(model->graph().node(), &used);
+  for (const auto& f : model->functions()) {
+    CollectDomains(f.node(), &used);
+    used.insert(f.domain());
+  }
+  std::set<std::string> drop;
+  for (const std::string& d : rewritten_domains) {
+    if (!d.empty() && d != "ai.onnx" && !used.count(d)) drop.insert(d);
+  }
+  DropImports(model->mutable_opset_import(), drop);
+  for (auto& f : *model->mutable_functions()) DropImports(f.mutable_opset_import(), drop);
+
+  if (target > model_opset) {
+    RaiseDefaultOpset(model, target);
+    report.notes.push_back(fmt::format("default opset raised from {} to {}", model_opset, target));
+  }
+  report.opset_after = DefaultOpset(model->opset_import());
+  report.ir_after = static_cast<int>(model->ir_version());
+  if (report.ir_after != report.ir_before)
+    report.notes.push_back(fmt::format("IR version raised from {} to {} to match opset {}", report.ir_before, report.ir_after, target));
+  return report;
+}
+
+}  // namespace remap

@@ -1,0 +1,26 @@
+// The rule engine: visits the main graph, every If/Loop/Scan subgraph (at any
+// depth) and every model-local function, and rewrites each unmapped node the
+// rules cover. Fixes opset_import for what it emitted and removed.
+#pragma once
+
+#include <optional>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/status.h"
+#include "engine/rewrite_report.h"
+#include "rules/rule_set.h"
+
+namespace remap {
+
+struct RewriteOptions {
+  // Default-domain opset of the result; alternatives are chosen for it. Unset:
+  // the model's own. Above the model's: the model is raised, if that is safe.
+  std::optional<int> target_opset;
+};
+
+// Rewrites `model` in place. On error the model may be partly edited: callers
+// that must keep it work on a copy.
+Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rules, const RewriteOptions& options);
+
+}  // namespace remap

@@ -1,0 +1,82 @@
+#include "engine/node_form.h"
+
+#include <algorithm>
+
+#include <onnx/defs/schema.h>
+
+#include "rules/rule_set.h"
+#include "saver/opset_changes.h"
+
+namespace remap {
+
+const char kAtenDomain[] = "org.pytorch.aten";
+
+namespace {
+
+const std::string* StringAttr(const onnx::NodeProto& node, const char* name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name && a.type() == onnx::AttributeProto::STRING) return &a.s();
+  }
+  return nullptr;
+}
+
+bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Default-domain ops known to ONNX 1.12's registry or introduced later (our table).
+bool IsKnownOnnxOp(const std::string& op_type) {
+  if (onnx::OpSchemaRegistry::Schema(op_type, INT32_MAX, "")) return true;
+  return !ChangesBetween(op_type, 0, NewestTabledOpset()).empty();
+}
+
+}  // namespace
+
+const char* NodeForm::KindName() const {
+  switch (kind) {
+    case Kind::kStandard: return "standard";
+    case Kind::kAtenFallback: return "aten-fallback";
+    case Kind::kAtenOpType: return "aten-fallthrough";
+    case Kind::kCustom: return "custom";
+  }
+  return "?";
+}
+
+std::string NodeForm::MatchKey(const onnx::NodeProto& node) const {
+  if (kind == Kind::kAtenFallback || kind == Kind::kAtenOpType) return MatchKeyAten(aten_operator);
+  return MatchKeyOp(node.domain(), node.op_type());
+}
+
+NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& context) {
+  NodeForm form;
+  const std::string& d = node.domain();
+  if (node.op_type() == "ATen" && (d == kAtenDomain || IsDefaultDomain(d) || d == "com.microsoft")) {
+    const std::string* op = StringAttr(node, "operator");
+    if (op) {
+      form.kind = NodeForm::Kind::kAtenFallback;
+      form.aten_operator = *op;
+      if (const std::string* ov = StringAttr(node, "overload_name")) form.overload = *ov;
+      return form;
+    }
+  }
+  if (d == kAtenDomain) {
+    form.kind = NodeForm::Kind::kAtenOpType;
+    form.aten_operator = node.op_type();
+    return form;
+  }
+  if (context.local_functions.count(MatchKeyOp(d, node.op_type()))) return form;
+  if (IsDefaultDomain(d)) {
+    if (!IsKnownOnnxOp(node.op_type())) form.kind = NodeForm::Kind::kCustom;
+    return form;
+  }
+  if (d == "ai.onnx.ml" || d == "com.microsoft" || d == "ai.onnx.preview.training" || d == "com.microsoft.nchwc" ||
+      std::find(context.emitted_domains.begin(), context.emitted_domains.end(), d) != context.emitted_domains.end())
+    return form;
+  form.kind = NodeForm::Kind::kCustom;
+  return form;
+}
+
+std::string OpName(const onnx::NodeProto& node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  return node.domain() + "::" + node.op_type();
+}
+
+}  // namespace remap

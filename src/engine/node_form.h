@@ -1,0 +1,44 @@
+// Recognises the three shapes PyTorch gives an operator it could not map:
+// ATen fallback (op_type "ATen" + attribute operator), fall-through
+// (org.pytorch.aten::NAME) and custom namespaces (custom::deform_conv2d).
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace remap {
+
+extern const char kAtenDomain[];  // "org.pytorch.aten"
+
+struct NodeForm {
+  enum class Kind {
+    kStandard,      // runs as is: ONNX, ONNX-ML, onnxruntime contrib, or a domain rules emit
+    kAtenFallback,  // ATen<operator=...>
+    kAtenOpType,    // org.pytorch.aten::NAME (fall-through, or a symbolic that gave up)
+    kCustom,        // any other non-standard domain, or an op ONNX does not define
+  };
+  Kind kind = Kind::kStandard;
+  std::string aten_operator;  // kAtenFallback / kAtenOpType
+  std::string overload;       // kAtenFallback: overload_name (unreliable; informative)
+
+  bool unmapped() const { return kind != Kind::kStandard; }
+  const char* KindName() const;
+  // Index key for RuleSet::Candidates.
+  std::string MatchKey(const onnx::NodeProto& node) const;
+};
+
+// What besides ONNX counts as standard in one model.
+struct ClassifyContext {
+  std::vector<std::string> emitted_domains;         // domains the loaded rules produce
+  std::unordered_set<std::string> local_functions;  // MatchKeyOp(domain, name) of model-local functions
+};
+
+NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& context);
+
+// "org.pytorch.aten::ATen" / "Asinh" / "custom::deform_conv2d"
+std::string OpName(const onnx::NodeProto& node);
+
+}  // namespace remap

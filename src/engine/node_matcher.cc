@@ -1,0 +1,128 @@
+#include "engine/node_matcher.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/argument_binding.h"
+#include "engine/constant_reader.h"
+#include "rewrite/replacement_emitter.h"
+
+namespace remap {
+
+namespace {
+
+// Why `m` does not apply to the node, or "" when it does.
+std::string MatchFailure(const NodeMatch& m, const onnx::NodeProto& node, const NodeForm& form) {
+  if (m.overload && form.kind == NodeForm::Kind::kAtenFallback && *m.overload != form.overload)
+    return fmt::format("overload_name is '{}', the rule wants '{}'", form.overload, *m.overload);
+  if (m.min_inputs && node.input_size() < *m.min_inputs)
+    return fmt::format("the node has {} inputs, the rule wants at least {}", node.input_size(), *m.min_inputs);
+  if (m.max_inputs && node.input_size() > *m.max_inputs)
+    return fmt::format("the node has {} inputs, the rule wants at most {}", node.input_size(), *m.max_inputs);
+  for (const auto& [name, expected] : m.attribute_equals) {
+    const onnx::AttributeProto* found = nullptr;
+    for (const auto& a : node.attribute()) {
+      if (a.name() == name) found = &a;
+    }
+    Value actual;
+    std::string why;
+    if (!found) return fmt::format("the node has no attribute '{}'", name);
+    if (!AttributeToValue(*found, &actual, &why) || actual != expected)
+      return fmt::format("attribute '{}' is {}, the rule wants {}", name, ToString(actual), ToString(expected));
+  }
+  return "";
+}
+
+std::string Where(const Alternative& alt) { return alt.location.ToString(); }
+
+}  // namespace
+
+MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,
+                      GraphIndex* index) {
+  MatchResult result;
+  const std::string key = form.MatchKey(node);
+  const auto& candidates = context.rules->Candidates(key);
+  if (candidates.empty()) {
+    result.reason = form.aten_operator.empty() ? fmt::format("no rule for {}", OpName(node))
+                                               : fmt::format("no rule for aten::{}", form.aten_operator);
+    return result;
+  }
+  std::vector<std::string> reasons;
+  int needs_opset = 0;
+  bool only_opset = true;
+  for (const Rule* rule : candidates) {
+    auto refuse = [&](const std::string& why) {
+      reasons.push_back(fmt::format("[{}] {}", rule->id, why));
+      only_opset = false;
+    };
+    std::string match_failure = "no match";
+    for (const NodeMatch& m : rule->matches) {
+      if (MatchKeyOf(m) != key) continue;
+      match_failure = MatchFailure(m, node, form);
+      if (match_failure.empty()) break;
+    }
+    if (!match_failure.empty()) {
+      refuse(match_failure);
+      continue;
+    }
+    Binding binding;
+    std::string why;
+    if (!BindArguments(node, form, rule->signature, *index, &binding, &why)) {
+      refuse(why);
+      continue;
+    }
+    // The best alternative: guard holds, opset fits, highest min_opset wins.
+    const Alternative* best = nullptr;
+    for (const Alternative& alt : rule->alternatives) {
+      bool pass = false;
+      EmitFailure failure;
+      if (!EvaluateGuard(alt, binding, &pass, &failure)) {
+        refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
+        continue;
+      }
+      if (!pass) {
+        reasons.push_back(fmt::format("[{}] {}: when '{}' is false", rule->id, Where(alt), alt.when.text()));
+        only_opset = false;
+        continue;
+      }
+      if (alt.min_opset > context.target_opset) {
+        reasons.push_back(fmt::format("[{}] {}: needs opset {} (target is {}; --opset {} allows raising it)", rule->id,
+                                      Where(alt), alt.min_opset, context.target_opset, alt.min_opset));
+        if (needs_opset == 0 || alt.min_opset < needs_opset) needs_opset = alt.min_opset;
+        continue;
+      }
+      if (alt.max_opset && context.target_opset > alt.max_opset) {
+        refuse(fmt::format("{}: valid up to opset {} only", Where(alt), alt.max_opset));
+        continue;
+      }
+      std::string conflict;
+      for (const auto& [domain, version] : alt.imports) {
+        auto it = context.imports->find(domain);
+        if (it != context.imports->end() && it->second != version)
+          conflict = fmt::format("needs {} version {}, the model imports version {}", domain, version, it->second);
+      }
+      if (!conflict.empty()) {
+        refuse(fmt::format("{}: {}", Where(alt), conflict));
+        continue;
+      }
+      if (!best || alt.min_opset > best->min_opset) best = &alt;
+    }
+    if (!best) continue;
+    EmitFailure failure;
+    std::vector<onnx::NodeProto> nodes;
+    if (!EmitReplacement(node, *rule, *best, binding, context.target_opset, index, &nodes, &failure)) {
+      refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
+      continue;
+    }
+    result.ok = true;
+    result.rule = rule;
+    result.alternative = best;
+    result.replacement = std::move(nodes);
+    return result;
+  }
+  result.reason = fmt::format("{}", fmt::join(reasons, "; "));
+  if (only_opset) result.needs_opset = needs_opset;
+  return result;
+}
+
+}  // namespace remap

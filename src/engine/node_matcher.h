@@ -1,0 +1,35 @@
+// Picks the rule and alternative for one unmapped node, or says why none fits.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/node_form.h"
+#include "model/graph_index.h"
+#include "rules/rule_set.h"
+
+namespace remap {
+
+struct MatchResult {
+  bool ok = false;
+  const Rule* rule = nullptr;
+  const Alternative* alternative = nullptr;
+  std::vector<onnx::NodeProto> replacement;
+  std::string reason;   // when !ok
+  int needs_opset = 0;  // when !ok only for want of opset
+};
+
+struct MatchContext {
+  const RuleSet* rules = nullptr;
+  int target_opset = 0;
+  // Non-default domains the model already imports, with versions.
+  const std::map<std::string, int64_t>* imports = nullptr;
+};
+
+MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,
+                      GraphIndex* index);
+
+}  // namespace remap

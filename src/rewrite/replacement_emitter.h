@@ -1,0 +1,28 @@
+// Instantiates an alternative's replacement for one matched node: renames
+// arguments to the node's inputs, returns to the node's outputs, locals to
+// fresh unique names, and turns ${expr} references into typed attributes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/argument_binding.h"
+#include "model/graph_index.h"
+#include "rules/rule.h"
+
+namespace remap {
+
+struct EmitFailure {
+  std::string message;
+  SourceLocation location;  // of the expression or field at fault
+};
+
+bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
+                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, EmitFailure* failure);
+
+// Evaluates an alternative's `when` guard. false + empty message: the guard is false.
+bool EvaluateGuard(const Alternative& alt, const Binding& binding, bool* result, EmitFailure* failure);
+
+}  // namespace remap
