@@ -1,0 +1,42 @@
+// The subcommands of the onnx-remap CLI. Each returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remap::cli {
+
+struct RuleOptions {
+  std::vector<std::string> paths;  // --rules
+  bool no_builtin = false;         // --no-builtin-rules
+};
+
+struct RewriteArgs {
+  std::string input;
+  std::string output;
+  std::optional<int> opset;
+  bool dry_run = false;
+  bool json = false;
+  RuleOptions rules;
+};
+
+struct ScanArgs {
+  std::vector<std::string> inputs;
+  std::optional<int> opset;
+  bool json = false;
+  RuleOptions rules;
+};
+
+struct RulesArgs {
+  std::string action;  // list | show
+  std::string id;
+  std::string format = "text";  // text | json | markdown
+  RuleOptions rules;
+};
+
+int RunRewrite(const RewriteArgs& args);
+int RunScan(const ScanArgs& args);
+int RunRules(const RulesArgs& args);
+
+}  // namespace remap::cli

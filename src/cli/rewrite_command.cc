@@ -1,0 +1,71 @@
+// onnx-remap rewrite IN.onnx -o OUT.onnx
+#include <fmt/core.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/json_writer.h"
+#include "cli/report_render.h"
+#include "cli/rule_loading.h"
+#include "engine/engine.h"
+#include "model/model_loader.h"
+#include "saver/model_saver.h"
+#include "saver/model_validator.h"
+
+namespace remap::cli {
+
+namespace {
+
+int Fail(const Status& s) {
+  fmt::print(stderr, "onnx-remap: error: {}\n", s.message());
+  return ExitCodeFor(s.code());
+}
+
+}  // namespace
+
+int RunRewrite(const RewriteArgs& args) {
+  auto rules = LoadRulesOrReport(args.rules);
+  if (!rules) return kExitRuleError;
+  auto model = LoadModel(args.input);
+  if (!model) return Fail(model.status());
+  RewriteOptions options;
+  options.target_opset = args.opset;
+  auto report = RewriteModel(&*model, *rules, options);
+  if (!report) return Fail(Status(report.status().code(), fmt::format("{}: {}", args.input, report.status().message())));
+  const bool left = !report->remaining.empty();
+  if (!args.dry_run) {
+    Status valid = InferAndCheck(&*model, left, &report->notes);
+    if (!valid.ok()) return Fail(Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
+    Status saved = SaveModel(*model, args.output);
+    if (!saved.ok()) return Fail(saved);
+  }
+  if (args.json) {
+    JsonWriter json;
+    json.BeginObject();
+    json.Key("tool").String("onnx-remap");
+    json.Key("command").String("rewrite");
+    json.Key("input").String(args.input);
+    json.Key("output");
+    args.dry_run ? json.Null() : json.String(args.output);
+    json.Key("opset_before").Int(report->opset_before);
+    json.Key("opset_after").Int(report->opset_after);
+    json.Key("ir_version_before").Int(report->ir_before);
+    json.Key("ir_version_after").Int(report->ir_after);
+    json.Key("rewritten").BeginArray();
+    for (const auto& n : report->rewritten) WriteNodeOutcome(json, n);
+    json.EndArray();
+    json.Key("remaining").BeginArray();
+    for (const auto& n : report->remaining) WriteNodeOutcome(json, n);
+    json.EndArray();
+    json.Key("notes").StringArray(report->notes);
+    json.Key("exit_code").Int(left ? kExitUnmappedLeft : kExitOk);
+    json.EndObject();
+    fmt::print("{}\n", json.str());
+  } else {
+    fmt::print("{}", RenderRewriteText(args.input, *report));
+    if (args.dry_run) fmt::print("dry run: nothing written\n");
+    else fmt::print("wrote {}\n", args.output);
+  }
+  return left ? kExitUnmappedLeft : kExitOk;
+}
+
+}  // namespace remap::cli
