@@ -76,6 +76,7 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
     }
   }
   std::vector<std::string> missing;
+  std::vector<std::string> needed;  // arguments expected from inputs, in order
   int next_input = 0;
   for (const Argument& arg : signature.args) {
     BoundArgument b;
@@ -97,6 +98,7 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
         return false;
       }
     } else if (next_input < node.input_size()) {
+      needed.push_back(arg.name);
       const std::string& name = node.input(next_input++);
       if (name.empty()) {
         if (!arg.optional && arg.type != ArgType::kOpaque) {
@@ -121,14 +123,20 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
     } else if (arg.optional) {
       b.value = Value::None();
     } else {
+      needed.push_back(arg.name);
       missing.push_back(arg.name);
     }
     out->args_.push_back(std::move(b));
   }
   if (!missing.empty()) {
-    *why = fmt::format("missing argument{} {}: the node has {} input{} and no attribute{} for {}",
-                       missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), node.input_size(),
-                       node.input_size() == 1 ? "" : "s", missing.size() > 1 ? "s" : "", missing.size() > 1 ? "them" : "it");
+    // Positional binding cannot tell which arguments a lossy symbolic dropped,
+    // so name what the node has and everything the signature needed from it.
+    std::vector<std::string> have;
+    for (const auto& in : node.input()) have.push_back(in.empty() ? "None" : "'" + in + "'");
+    *why = fmt::format("too few arguments: the node has {} input{} ({}) where the signature needs {} ({}); "
+                       "taking inputs in order leaves nothing for {} (a symbolic that drops arguments cannot be rewritten faithfully)",
+                       node.input_size(), node.input_size() == 1 ? "" : "s", fmt::join(have, ", "), needed.size(),
+                       fmt::join(needed, ", "), fmt::join(missing, ", "));
     return false;
   }
   if (next_input < node.input_size()) {

@@ -19,7 +19,37 @@ AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr
   return it == schema->attributes().end() ? AP::UNDEFINED : static_cast<AP::AttributeType>(it->second.type);
 }
 
+// A number or list for a TENSOR attribute (Constant's `value`): a 0-d or 1-D
+// tensor, float32 for floats, int64 for ints, bool for bools.
+bool ToTensorAttribute(const Value& v, AP* attr, std::string* why) {
+  onnx::TensorProto* t = attr->mutable_t();
+  const std::vector<Value> items = v.kind == Value::Kind::kList ? v.list : std::vector<Value>{v};
+  bool any_float = false, all_bool = !items.empty();
+  for (const Value& item : items) {
+    if (!item.is_number()) {
+      *why = fmt::format("attribute '{}' takes a tensor; {} is not numeric", attr->name(), ToString(v));
+      return false;
+    }
+    any_float = any_float || item.kind == Value::Kind::kFloat;
+    all_bool = all_bool && item.kind == Value::Kind::kBool;
+  }
+  if (v.kind == Value::Kind::kList) t->add_dims(static_cast<int64_t>(items.size()));
+  if (any_float) {
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (const Value& item : items) t->add_float_data(static_cast<float>(item.as_double()));
+  } else if (all_bool) {
+    t->set_data_type(onnx::TensorProto::BOOL);
+    for (const Value& item : items) t->add_int32_data(item.b ? 1 : 0);
+  } else {
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (const Value& item : items) t->add_int64_data(item.kind == Value::Kind::kBool ? item.b : item.i);
+  }
+  attr->set_type(AP::TENSOR);
+  return true;
+}
+
 bool ToAttribute(const Value& v, AP::AttributeType declared, AP* attr, std::string* why) {
+  if (declared == AP::TENSOR) return ToTensorAttribute(v, attr, why);
   auto number_list = [&](bool as_float) {
     for (const Value& item : v.list) {
       if (!item.is_number()) return false;

@@ -16,8 +16,8 @@ int KnownIrVersion();
 int KnownDefaultOpset();
 
 // Infers shapes into `model` and checks it. Appends plain notes on what was
-// skipped and why. Fails only when the checker rejects a model that has no
-// unmapped nodes left (with unmapped nodes a rejection is expected: a note).
+// skipped and why. The checker runs only when no unmapped node remains (it
+// would just reject those); its rejection then is an error.
 Status InferAndCheck(onnx::ModelProto* model, bool unmapped_remain, std::vector<std::string>* notes);
 
 }  // namespace remap
