@@ -93,6 +93,7 @@ class SignatureParser {
     Skip();
     if (p_ < s_.size() && s_[p_] == '?') { arg->optional = true; ++p_; }
     arg->type_text = s_.substr(at, p_ - at);
+    while (!arg->type_text.empty() && std::isspace(static_cast<unsigned char>(arg->type_text.back()))) arg->type_text.pop_back();
     if (base == "Tensor") arg->type = list ? ArgType::kTensorList : ArgType::kTensor;
     else if (base == "int" || base == "SymInt") arg->type = list ? ArgType::kIntList : ArgType::kInt;
     else if (base == "float") arg->type = list ? ArgType::kFloatList : ArgType::kFloat;
@@ -103,7 +104,7 @@ class SignatureParser {
     else if (base == "Layout" || base == "Device" || base == "Generator" || base == "MemoryFormat" ||
              base == "Dimname" || base == "Storage" || base == "Stream" || base == "Any")
       arg->type = ArgType::kOpaque;
-    else return Fail(at, fmt::format("unknown argument type '{}'", arg->type_text));
+    else return Fail(at, fmt::format("unknown argument type '{}'", base));
     return true;
   }
 

@@ -35,6 +35,7 @@ StringSource::StringSource(const std::string& file, const std::string& text, int
     }
     advance(1);
   }
+  std::pair<int, int> end{cur_line, cur_col};
   // Decode consecutive string literals (protobuf concatenates them).
   while (p < text.size() && (text[p] == '"' || text[p] == '\'')) {
     char quote = text[p];
@@ -55,7 +56,8 @@ StringSource::StringSource(const std::string& file, const std::string& text, int
       }
       positions_.push_back(at);
     }
-    advance(1);  // closing quote
+    end = {cur_line, cur_col};  // the closing quote: where "end of value" errors point
+    advance(1);
     // Whitespace and comments between literals.
     while (p < text.size()) {
       if (std::isspace(static_cast<unsigned char>(text[p]))) advance(1);
@@ -63,7 +65,7 @@ StringSource::StringSource(const std::string& file, const std::string& text, int
       else break;
     }
   }
-  positions_.emplace_back(cur_line, cur_col);  // one past the end
+  positions_.push_back(end);  // one past the last character
 }
 
 SourceLocation StringSource::Locate(size_t offset) const {

@@ -1,0 +1,227 @@
+#include <catch2/catch.hpp>
+
+#include "engine/engine.h"
+#include "saver/opset_raise.h"
+#include "test_models.h"
+
+using namespace remap;
+using testing::ModelFromText;
+using testing::RulesFromText;
+
+namespace {
+
+const char* kRules = R"rule(
+rule {
+  id: "aten-asinh"
+  match { aten: "asinh" }
+  signature: "aten::asinh(Tensor self) -> Tensor"
+  alternative { min_opset: 9 replace: "out = Asinh(self)" }
+}
+rule {
+  id: "aten-tril"
+  match { aten: "tril" }
+  signature: "aten::tril(Tensor self, int diagonal=0) -> Tensor"
+  alternative { min_opset: 14 replace: "k = Constant<value = ${diagonal}>()\n out = Trilu<upper = 0>(self, k)" }
+}
+rule {
+  id: "aten-logit"
+  match { aten: "logit" }
+  signature: "aten::logit(Tensor self, float? eps=None) -> Tensor"
+  alternative {
+    min_opset: 11
+    when: "eps is not None"
+    replace: "lo = Constant<value = ${eps}>()\n hi = Constant<value = ${1.0 - eps}>()\n z = Clip(self, lo, hi)\n"
+             "one = Constant<value = ${1.0}>()\n d = Sub(one, z)\n r = Div(z, d)\n out = Log(r)"
+  }
+}
+rule {
+  id: "custom-pool"
+  match { domain: "custom" op_type: "pool" }
+  signature: "custom::pool(Tensor x, int[2] k, int mode) -> Tensor"
+  alternative {
+    min_opset: 11
+    replace: "out = MaxPool<kernel_shape = ${k}, pads = ${[0, 0] + [0, 0]}, auto_pad = ${['NOTSET', 'VALID'][mode]}>(x)"
+  }
+}
+)rule";
+
+std::vector<std::string> OpTypes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.op_type());
+  return out;
+}
+
+bool Imports(const onnx::ModelProto& m, const std::string& domain) {
+  for (const auto& op : m.opset_import()) {
+    if (op.domain() == domain) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("ATen fallback with a Constant scalar: rewritten, constant removed, opset fixed", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[4] x) => (float[4] y) {
+      c = Constant<value = double {0.001}>()
+      a = Relu(x)
+      y0 = org.pytorch.aten.ATen<operator = "logit", overload_name = "">(a, c)
+      y = Neg(y0)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->rewritten.size() == 1);
+  CHECK(report->remaining.empty());
+  CHECK(report->rewritten[0].rule == "aten-logit");
+  // The float64 Constant fed only the ATen node: gone. Order stays topological.
+  CHECK(OpTypes(model.graph().node()) ==
+        std::vector<std::string>{"Relu", "Constant", "Constant", "Clip", "Constant", "Sub", "Div", "Log", "Neg"});
+  CHECK(model.graph().node(7).output(0) == "y0");  // the ATen node's output name is kept
+  CHECK_FALSE(Imports(model, "org.pytorch.aten"));
+  // Bound float became a float32 tensor attribute.
+  const auto& lo = model.graph().node(1).attribute(0);
+  CHECK(lo.t().data_type() == onnx::TensorProto::FLOAT);
+  CHECK(lo.t().float_data(0) == Approx(0.001f));
+}
+
+TEST_CASE("a scalar argument computed at run time is refused with a reason", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[4] x, double e) => (float[4] y) {
+      y = org.pytorch.aten.ATen<operator = "logit", overload_name = "">(x, e)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 1);
+  CHECK(report->remaining[0].reason.find("argument 'eps' is not a constant: it is the graph input 'e'") != std::string::npos);
+  CHECK(Imports(model, "org.pytorch.aten"));
+}
+
+TEST_CASE("typed attributes, custom domains and list arguments", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "custom" : 1, "org.pytorch.aten" : 1] >
+    g (float[1,1,4,4] x) => (float[1,1,2,2] y, float[1,1,4,4] z) {
+      y = custom.pool<k = [2, 2], mode = 1>(x)
+      z = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 2);
+  const auto& pool = model.graph().node(0);
+  CHECK(pool.op_type() == "MaxPool");
+  REQUIRE(pool.attribute_size() == 3);
+  CHECK(pool.attribute(0).ints_size() == 2);
+  CHECK(pool.attribute(1).ints_size() == 4);
+  CHECK(pool.attribute(2).s() == "VALID");
+  CHECK_FALSE(Imports(model, "custom"));
+  CHECK_FALSE(Imports(model, "org.pytorch.aten"));
+}
+
+TEST_CASE("nodes inside If branches are rewritten, outer constants cleaned up", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (bool cond, float[3,3] x) => (float[3,3] y) {
+      d = Constant<value = int64 {1}>()
+      y = If(cond) <
+        then_branch = t () => (float[3,3] a) { a = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x) },
+        else_branch = e () => (float[3,3] b) { b = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, d) }
+      >
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 2);
+  CHECK(report->remaining.empty());
+  CHECK(report->rewritten[0].graph == "g/.then_branch");
+  REQUIRE(model.graph().node_size() == 1);  // the outer Constant fed only the tril node
+  const auto& if_node = model.graph().node(0);
+  CHECK(if_node.attribute(0).g().node(0).op_type() == "Asinh");
+  CHECK(OpTypes(if_node.attribute(1).g().node()) == std::vector<std::string>{"Constant", "Trilu"});
+}
+
+TEST_CASE("model-local functions are rewritten in their own scope", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 15, "org.pytorch.aten" : 1, "local" : 1] >
+    g (float[4] x) => (float[4] y) {
+      y = local.Block(x)
+    }
+    < domain: "local", opset_import: ["" : 15, "org.pytorch.aten" : 1] >
+    Block (a) => (b) {
+      t = Relu(a)
+      b = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(t)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->rewritten.size() == 1);
+  CHECK(report->rewritten[0].graph == "function local::Block");
+  CHECK(OpTypes(model.functions(0).node()) == std::vector<std::string>{"Relu", "Asinh"});
+  CHECK(report->remaining.empty());  // the call to local::Block is not an unmapped node
+  for (const auto& op : model.functions(0).opset_import()) CHECK(op.domain() != "org.pytorch.aten");
+  CHECK_FALSE(Imports(model, "org.pytorch.aten"));
+}
+
+TEST_CASE("opset: too low is reported, --opset raises when safe, refuses when not", "[engine][opset]") {
+  RuleSet rules = RulesFromText(kRules);
+  const char* text = R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[3,3] x) => (float[3,3] y) {
+      a = Relu(x)
+      d = Constant<value = int64 {1}>()
+      y = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(a, d)
+    })";
+  auto low = ModelFromText(text);
+  auto report = RewriteModel(&low, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 1);
+  CHECK(report->remaining[0].needs_opset == 14);
+  CHECK(report->remaining[0].reason.find("needs opset 14 (target is 13; --opset 14 allows raising it)") != std::string::npos);
+
+  auto raised = ModelFromText(text);
+  RewriteOptions options;
+  options.target_opset = 14;
+  report = RewriteModel(&raised, rules, options);
+  REQUIRE(report.ok());
+  CHECK(report->remaining.empty());
+  CHECK(DefaultOpset(raised.opset_import()) == 14);
+
+  auto unsafe = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[3,3] x) => (float[3] y) {
+      y = ReduceMean<keepdims = 0>(x)
+    })");
+  options.target_opset = 18;
+  auto refused = RewriteModel(&unsafe, rules, options);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == ErrorCode::kOpsetRefused);
+  CHECK(refused.status().message().find("ReduceMean changes at opset 18") != std::string::npos);
+  CHECK(DefaultOpset(unsafe.opset_import()) == 13);
+
+  options.target_opset = 12;
+  auto lower = ModelFromText(text);
+  CHECK(RewriteModel(&lower, rules, options).status().code() == ErrorCode::kOpsetRefused);
+}
+
+TEST_CASE("fresh names never collide with existing ones", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (float[3,3] x) => (float[3,3] y, float[3,3] z) {
+      d = Constant<value = int64 {0}>()
+      y = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, d)
+      z = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(y, d)
+    })");
+  // Both ATen nodes are unnamed: their replacements share a base name.
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  std::set<std::string> names, values;
+  for (const auto& n : model.graph().node()) {
+    CHECK(names.insert(n.name()).second);
+    for (const auto& o : n.output()) CHECK(values.insert(o).second);
+  }
+  CHECK(model.graph().node_size() == 4);
+}

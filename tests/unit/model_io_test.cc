@@ -1,0 +1,84 @@
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "engine/engine.h"
+#include "model/graph_index.h"
+#include "model/model_loader.h"
+#include "saver/model_saver.h"
+#include "test_models.h"
+
+using namespace remap;
+
+TEST_CASE("the loader names the file and says what is wrong", "[loader]") {
+  auto missing = LoadModel("/nonexistent/model.onnx");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == ErrorCode::kInputNotFound);
+  CHECK(missing.status().message() == "/nonexistent/model.onnx: no such file");
+
+  auto text = ParseModel("this is a text file, not a model\n", "notes.txt");
+  REQUIRE_FALSE(text.ok());
+  CHECK(text.status().code() == ErrorCode::kNotOnnx);
+  CHECK(text.status().message().rfind("notes.txt: not an ONNX model", 0) == 0);
+
+  auto empty = ParseModel("", "empty.onnx");
+  CHECK(empty.status().code() == ErrorCode::kNotOnnx);
+}
+
+TEST_CASE("fields ONNX 1.12 does not know survive load, rewrite and save", "[loader][saver]") {
+  auto model = testing::ModelFromText(R"(
+    < ir_version: 10, opset_import: ["" : 21, "org.pytorch.aten" : 1] >
+    g (float[4] x) => (float[4] y) {
+      y = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+    })");
+  std::string bytes;
+  model.SerializeToString(&bytes);
+  // Append a field number no ONNX version uses (ModelProto field 99, string).
+  const std::string unknown = std::string("\x9a\x06\x05hello", 8);
+  bytes += unknown;
+  auto loaded = ParseModel(bytes, "new.onnx");
+  REQUIRE(loaded.ok());
+  RuleSet rules = testing::RulesFromText(R"rule(rule { id: "aten-asinh" match { aten: "asinh" }
+    signature: "aten::asinh(Tensor self) -> Tensor" alternative { min_opset: 9 replace: "out = Asinh(self)" } })rule");
+  auto report = RewriteModel(&*loaded, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 1);
+  const auto path = std::filesystem::temp_directory_path() / "onnx_remap_unknown_fields.onnx";
+  REQUIRE(SaveModel(*loaded, path.string()).ok());
+  std::ifstream in(path, std::ios::binary);
+  std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved.find(unknown) != std::string::npos);
+  auto again = LoadModel(path.string());
+  REQUIRE(again.ok());
+  CHECK(again->ir_version() == 10);
+  CHECK(again->graph().node(0).op_type() == "Asinh");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("saving into a missing folder fails cleanly", "[saver]") {
+  auto model = testing::ModelFromText(R"(< ir_version: 7, opset_import: ["" : 13] > g (float[1] x) => (float[1] y) { y = Relu(x) })");
+  Status s = SaveModel(model, "/nonexistent-dir/out.onnx");
+  CHECK(s.code() == ErrorCode::kOutputFailed);
+  CHECK(s.message().find("does not exist") != std::string::npos);
+}
+
+TEST_CASE("the index sees producers and uses at every depth", "[index]") {
+  auto model = testing::ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (bool c, float[2] x) => (float[2] y) {
+      k = Constant<value = float {2.0}>()
+      y = If(c) < then_branch = t () => (float[2] a) { a = Mul(x, k) },
+                  else_branch = e () => (float[2] b) { b = Add(x, k) } >
+    })");
+  GraphIndex index = GraphIndex::ForGraph(model.graph());
+  CHECK(index.Uses("k") == 2);  // both uses are inside branches
+  CHECK(index.Uses("x") == 2);
+  CHECK(index.Uses("y") == 1);  // graph output
+  CHECK(index.ProducerOf("k").kind == Producer::Kind::kNode);
+  CHECK(index.ProducerOf("a").node->op_type() == "Mul");
+  CHECK(index.ProducerOf("x").kind == Producer::Kind::kGraphInput);
+  CHECK(index.FreshName("k") == "k_1");
+  CHECK(index.FreshName("k") == "k_2");
+  CHECK(index.FreshName("new") == "new");
+}

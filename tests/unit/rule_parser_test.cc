@@ -1,0 +1,102 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "rules/rule_parser.h"
+#include "test_models.h"
+
+using namespace remap;
+
+namespace {
+
+std::string Read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+// Every file in bad_rules/ starts with "# expect: LINE:COL: MESSAGE"; loading it
+// must report exactly that error at that position.
+TEST_CASE("rule file errors are reported as file:line:col", "[rule_parser]") {
+  const auto dir = std::filesystem::path(testing::SourceDir()) / "tests/unit/bad_rules";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string text = Read(entry.path());
+    const std::string prefix = "# expect: ";
+    REQUIRE(text.rfind(prefix, 0) == 0);
+    const std::string expect = text.substr(prefix.size(), text.find('\n') - prefix.size());
+    const std::string name = entry.path().filename().string();
+    RuleFileResult result = ParseRuleFile(name, text, false);
+    const size_t colon = expect.find(": ");
+    const std::string position = name + ":" + expect.substr(0, colon) + ": error: ";
+    const std::string message = expect.substr(colon + 2);
+    INFO(name << " expected " << position << message);
+    bool found = false;
+    for (const auto& e : result.errors) {
+      UNSCOPED_INFO("got: " << e);
+      found = found || (e.rfind(position, 0) == 0 && e.find(message) != std::string::npos);
+    }
+    CHECK(found);
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("a valid rule compiles with its parts", "[rule_parser]") {
+  RuleFileResult r = ParseRuleFile("ok.textproto", R"rule(
+rule {
+  id: "custom-thing"
+  doc: "test"
+  match { domain: "custom" op_type: "thing" min_inputs: 1 attribute { name: "mode" equals: "'fast'" } }
+  signature: "custom::thing(Tensor x, int[2] k, str mode) -> Tensor"
+  alternative {
+    min_opset: 11
+    max_opset: 17
+    when: "mode == 'fast'"
+    import { domain: "com.example" version: 2 }
+    replace: "y = com.example.Fast<k = ${k + k}>(x)\n out = Identity(y)"
+  }
+}
+)rule", true);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.rules.size() == 1);
+  const Rule& rule = *r.rules[0];
+  CHECK(rule.builtin);
+  CHECK(rule.matches[0].Describe() == "custom::thing");
+  CHECK(*rule.matches[0].min_inputs == 1);
+  CHECK(rule.matches[0].attribute_equals[0].second.s == "fast");
+  const Alternative& alt = rule.alternatives[0];
+  CHECK(alt.imports.at("com.example") == 2);
+  CHECK(alt.replacement.EmittedOps() == std::vector<std::string>{"com.example::Fast", "Identity"});
+  CHECK(alt.replacement.locals() == std::set<std::string>{"y"});
+  CHECK(alt.location.ToString() == "ok.textproto:7:3");
+}
+
+TEST_CASE("user rules override built-ins by id and come first", "[rule_set]") {
+  RuleSet set;
+  const char* base = R"rule(rule { id: "aten-x" match { aten: "x" } signature: "aten::x(Tensor self) -> Tensor"
+    alternative { min_opset: 9 replace: "out = Abs(self)" } })rule";
+  const char* other = R"rule(rule { id: "my-x" match { aten: "x" } signature: "aten::x(Tensor self) -> Tensor"
+    alternative { min_opset: 9 replace: "out = Neg(self)" } })rule";
+  set.Add(ParseRuleFile("builtin.textproto", base, true).rules);
+  set.Add(ParseRuleFile("user.textproto", other, false).rules);
+  auto& c = set.Candidates(MatchKeyAten("x"));
+  REQUIRE(c.size() == 2);
+  CHECK(c[0]->id == "my-x");
+  set.Add(ParseRuleFile("user2.textproto", R"rule(rule { id: "aten-x" match { aten: "x" } signature: "aten::x(Tensor self) -> Tensor"
+    alternative { min_opset: 9 replace: "out = Relu(self)" } })rule", false).rules);
+  CHECK(set.Find("aten-x")->location.file == "user2.textproto");
+  CHECK(set.Candidates(MatchKeyAten("x")).size() == 2);
+}
+
+TEST_CASE("every built-in rule loads", "[rule_set]") {
+  RuleLoadResult loaded = LoadRules(true, {});
+  for (const auto& e : loaded.errors) UNSCOPED_INFO(e);
+  CHECK(loaded.errors.empty());
+  CHECK(loaded.rules.All().size() >= 7);
+}
