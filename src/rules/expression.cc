@@ -9,7 +9,7 @@ namespace remap {
 struct ExprNode {
   enum class Op {
     kLiteral, kName, kList, kIndex, kNeg, kNot, kAnd, kOr, kIfElse, kCall,
-    kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kEq, kNe, kLt, kLe, kGt, kGe, kIsNone, kIsNotNone,
+    kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kEq, kNe, kLt, kLe, kGt, kGe, kIsNone, kIsNotNone, kIn, kNotIn,
   };
   Op op = Op::kLiteral;
   size_t offset = 0;
@@ -200,6 +200,14 @@ class Parser {
       Next();
       return Make(negate ? ExprNode::Op::kIsNotNone : ExprNode::Op::kIsNone, at, {lhs});
     }
+    if (IsWord("in") || (IsWord("not") && pos_ + 1 < tokens_.size() && tokens_[pos_ + 1].text == "in")) {
+      bool negate = IsWord("not");
+      size_t at = Next().offset;
+      if (negate) Next();
+      NodePtr rhs = ParseAdditive();
+      if (!rhs) return nullptr;
+      return Make(negate ? ExprNode::Op::kNotIn : ExprNode::Op::kIn, at, {lhs, rhs});
+    }
     static const std::pair<const char*, ExprNode::Op> ops[] = {
         {"==", ExprNode::Op::kEq}, {"!=", ExprNode::Op::kNe}, {"<", ExprNode::Op::kLt},
         {"<=", ExprNode::Op::kLe}, {">", ExprNode::Op::kGt}, {">=", ExprNode::Op::kGe}};
@@ -282,7 +290,7 @@ class Parser {
         if (t.text == "None") return n;
         if (t.text == "True" || t.text == "true") { n->literal = Value::Bool(true); return n; }
         if (t.text == "False" || t.text == "false") { n->literal = Value::Bool(false); return n; }
-        static const char* reserved[] = {"if", "else", "and", "or", "not", "is"};
+        static const char* reserved[] = {"if", "else", "and", "or", "not", "is", "in"};
         for (const char* r : reserved) {
           if (t.text == r) {
             SetError(t.offset, fmt::format("unexpected '{}'", t.text));
@@ -467,6 +475,13 @@ class Evaluator {
     using Op = ExprNode::Op;
     Value a, b;
     if (!Eval(*n.kids[0], &a) || !Eval(*n.kids[1], &b)) return false;
+    if (n.op == Op::kIn || n.op == Op::kNotIn) {
+      if (b.kind != Value::Kind::kList) return Fail(n, fmt::format("'in' needs a list on its right, got {}", ToString(b)));
+      bool found = false;
+      for (const Value& item : b.list) found = found || item == a;
+      *out = Value::Bool(found == (n.op == Op::kIn));
+      return true;
+    }
     if (n.op == Op::kEq || n.op == Op::kNe) {
       if (a.kind == Value::Kind::kTensor || b.kind == Value::Kind::kTensor)
         return Fail(n, "tensors only compare with None ('is None', 'is not None')");

@@ -3,7 +3,7 @@
 //
 //   literals  1  -2  0.5  "s" 's'  None True False  [a, b]
 //   names     bound arguments of the rule's signature
-//   operators x[i]  -x  * / // %  + -  == != < <= > >=  is None  is not None
+//   operators x[i]  -x  * / // %  + -  == != < <= > >=  in  not in  is None  is not None
 //             not  and  or  a if cond else b
 //   functions len(x) int(x) float(x) bool(x) str(x)
 #pragma once

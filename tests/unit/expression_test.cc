@@ -59,6 +59,9 @@ TEST_CASE("expressions compute lists, enums and guards", "[expression]") {
   CHECK(Eval("len([1, 2, 3])").i == 3);
   CHECK(Eval("int(2.9)").i == 2);
   CHECK(Eval("True").b);
+  CHECK(Eval("two in [1, 2]").b);
+  CHECK(Eval("'x' not in ['a', 'b']").b);
+  CHECK_FALSE(Eval("3 in [1, 2]").b);
 }
 
 TEST_CASE("expression errors point at the offending character", "[expression]") {
