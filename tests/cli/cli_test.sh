@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# CLI behaviour: exit codes, one-line messages naming the file, nothing
+# written on failure, inputs untouched.
+#   cli_test.sh BIN SOURCE_DIR WORK_DIR
+set -uo pipefail
+BIN=$1 SRC=$2 WORK=$3
+FIX=$SRC/tests/fixtures
+rm -rf "$WORK" && mkdir -p "$WORK"
+passed=0 failed=0
+
+# expect NAME EXIT REGEX -- ARGS...: runs BIN ARGS, checks the exit code and
+# that stdout+stderr matches REGEX (grep -E).
+expect() {
+  local name=$1 code=$2 regex=$3
+  shift 4
+  local out
+  out=$("$BIN" "$@" 2>&1)
+  local got=$?
+  if [[ $got -ne $code ]]; then
+    echo "FAIL $name: exit $got, expected $code"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
+  fi
+  if ! grep -Eq -- "$regex" <<<"$out"; then
+    echo "FAIL $name: output does not match /$regex/"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
+  fi
+  echo "PASS $name"; ((passed++))
+}
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "PASS $name"; ((passed++)); else echo "FAIL $name"; ((failed++)); fi
+}
+
+ASINH=$FIX/corpus/asinh_op13/model.onnx
+sum_before=$(sha256sum "$ASINH")
+
+expect "missing input file" 3 "^onnx-remap: error: $WORK/nope.onnx: no such file$" -- rewrite "$WORK/nope.onnx" -o "$WORK/o.onnx"
+check "nothing written for a missing input" test ! -e "$WORK/o.onnx"
+
+printf 'hello, this is not a model\n' > "$WORK/notes.onnx"
+expect "not an ONNX file" 3 "^onnx-remap: error: $WORK/notes.onnx: not an ONNX model" -- rewrite "$WORK/notes.onnx" -o "$WORK/o.onnx"
+check "nothing written for a non-ONNX input" test ! -e "$WORK/o.onnx"
+
+cat > "$WORK/bad.textproto" <<'R'
+rule {
+  id: "aten-asinh"
+  match { aten: "asinh" }
+  signature: "aten::asinh(Tensor self) -> Tensor"
+  alternative { min_opset: 9 replace: "out = Asinh(self" }
+}
+R
+expect "rule with bad ONNX text" 4 "^$WORK/bad.textproto:5:52: error: replace: ONNX text: Expected character \) not found\.$" -- rewrite "$ASINH" -o "$WORK/o.onnx" --rules "$WORK/bad.textproto"
+printf 'rule {\n  id: "x"\n  frobnicate: 1\n}\n' > "$WORK/syntax.textproto"
+expect "unknown rule syntax" 4 "^$WORK/syntax.textproto:3:13: error: .*no field named \"frobnicate\"" -- rewrite "$ASINH" -o "$WORK/o.onnx" --rules "$WORK/syntax.textproto"
+expect "missing rules path" 4 "^$WORK/none.textproto: error: no such rule file or folder$" -- scan "$ASINH" --rules "$WORK/none.textproto"
+check "nothing written for a rule error" test ! -e "$WORK/o.onnx"
+
+GCD=$FIX/corpus/cholesky_op13/model.onnx
+expect "node no rule covers" 1 "left +/linalg_cholesky \(org.pytorch.aten::ATen linalg_cholesky\): no rule for aten::linalg_cholesky" -- rewrite "$GCD" -o "$WORK/left.onnx"
+check "output still written when nodes are left" test -s "$WORK/left.onnx"
+expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_cholesky" -- scan "$GCD"
+expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_cholesky","count":1,"rule":null' -- scan "$GCD" --json
+
+expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
+expect "needs a higher opset" 1 "needs opset 19 \(target is 13; --opset 19 allows raising it\)" -- rewrite "$FIX/corpus/tv_deform_conv2d_op13/model.onnx" --dry-run
+expect "opset lowering refused" 5 "^onnx-remap: error: .*--opset 9 is below the model's opset 13" -- rewrite "$ASINH" -o "$WORK/o.onnx" --opset 9
+check "nothing written for a refused opset" test ! -e "$WORK/o.onnx"
+
+expect "usage: no output" 2 "^onnx-remap: error: .*--output" -- rewrite "$ASINH"
+expect "usage: unknown option" 2 "^onnx-remap: error: " -- rewrite "$ASINH" -o "$WORK/o.onnx" --frobnicate
+expect "unwritable output" 6 "^onnx-remap: error: $WORK/no/such/dir/o.onnx: folder .* does not exist" -- rewrite "$ASINH" -o "$WORK/no/such/dir/o.onnx"
+expect "rewrite ok" 0 "1 rewritten, 0 left" -- rewrite "$ASINH" -o "$WORK/ok.onnx"
+expect "dry run writes nothing" 0 "dry run: nothing written" -- rewrite "$ASINH" -o "$WORK/dry.onnx" --dry-run
+check "dry run left no file" test ! -e "$WORK/dry.onnx"
+check "input untouched" test "$(sha256sum "$ASINH")" = "$sum_before"
+check "no temp files left" test -z "$(find "$WORK" -name '.*.tmp-*')"
+
+# User rules override built-ins by id.
+cat > "$WORK/override.textproto" <<'R'
+rule {
+  id: "aten-asinh"
+  match { aten: "asinh" }
+  signature: "aten::asinh(Tensor self) -> Tensor"
+  alternative { min_opset: 9 replace: "out = Sinh(self)" }
+}
+R
+expect "user rule overrides built-in" 0 "-> Sinh \[aten-asinh\]" -- rewrite "$ASINH" -o "$WORK/ov.onnx" --rules "$WORK/override.textproto"
+expect "rules list" 0 "aten-asinh .*aten::asinh" -- rules list
+expect "rules show" 0 "signature: aten::asinh\(Tensor self\) -> Tensor" -- rules show aten-asinh
+expect "rules show unknown" 2 "no rule with id 'nope'" -- rules show nope
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
