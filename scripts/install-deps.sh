@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what onnx-remap needs on Debian 12: build dependencies, and with
+# --test also Node.js/npm and the onnxruntime-node test harness.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO=sudo
+build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
+test_pkgs=(catch2)
+want=("${build_pkgs[@]}")
+if [[ ${1:-} == --test ]]; then
+  want+=("${test_pkgs[@]}")
+  command -v node >/dev/null && command -v npm >/dev/null || want+=(nodejs npm)
+fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [[ ${1:-} == --test ]]; then
+  # onnxruntime-node ships its native binding in the package: no install scripts needed.
+  if [[ ! -d tests/ort/node_modules/onnxruntime-node ]] || ! cmp -s tests/ort/package-lock.json tests/ort/node_modules/.package-lock.json 2>/dev/null; then
+    npm ci --ignore-scripts --no-audit --no-fund --prefix tests/ort >/dev/null
+  fi
+fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what the tests need, builds
+# with -Werror and runs every ctest (unit, CLI, end-to-end in onnxruntime),
+# then rebuilds with ASan+UBSan and runs the suite again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --test
+
+jobs=$(nproc)
+cmake -S . -B build-ci -DONNX_REMAP_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-ci -j"$jobs"
+(cd build-ci && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-asan -DONNX_REMAP_WERROR=ON -DONNX_REMAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
