@@ -64,7 +64,9 @@ NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& contex
   }
   if (context.local_functions.count(MatchKeyOp(d, node.op_type()))) return form;
   if (IsDefaultDomain(d)) {
-    if (!IsKnownOnnxOp(node.op_type())) form.kind = NodeForm::Kind::kCustom;
+    auto it = context.known_onnx_ops.find(node.op_type());
+    if (it == context.known_onnx_ops.end()) it = context.known_onnx_ops.emplace(node.op_type(), IsKnownOnnxOp(node.op_type())).first;
+    if (!it->second) form.kind = NodeForm::Kind::kCustom;
     return form;
   }
   if (d == "ai.onnx.ml" || d == "com.microsoft" || d == "ai.onnx.preview.training" || d == "com.microsoft.nchwc" ||

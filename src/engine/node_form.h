@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct NodeForm {
 struct ClassifyContext {
   std::vector<std::string> emitted_domains;         // domains the loaded rules produce
   std::unordered_set<std::string> local_functions;  // MatchKeyOp(domain, name) of model-local functions
+  // Default-domain op types already looked up in the schema registry.
+  mutable std::unordered_map<std::string, bool> known_onnx_ops;
 };
 
 NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& context);

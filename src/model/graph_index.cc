@@ -6,75 +6,68 @@ namespace remap {
 
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
+  const size_t expected = static_cast<size_t>(graph.node_size()) * 2 + static_cast<size_t>(graph.initializer_size());
+  index.values_.reserve(expected);
+  index.node_names_.reserve(static_cast<size_t>(graph.node_size()));
   index.IndexGraph(graph);
   return index;
 }
 
 GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   GraphIndex index;
-  for (const auto& in : function.input()) {
-    index.producers_[in] = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
-    index.taken_.insert(in);
-  }
-  for (const auto& out : function.output()) {
-    ++index.uses_[out];
-    index.taken_.insert(out);
-  }
+  for (const auto& in : function.input()) index.values_[in].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+  for (const auto& out : function.output()) ++index.values_[out].uses;
   for (const auto& node : function.node()) index.IndexNode(node);
   return index;
 }
 
 void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
-  taken_.insert(graph.name());
-  for (const auto& in : graph.input()) {
-    producers_[in.name()] = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
-    taken_.insert(in.name());
-  }
+  for (const auto& in : graph.input()) values_[in.name()].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
   // An initializer that is also a graph input stays an input: callers may override it.
   for (const auto& init : graph.initializer()) {
-    if (!producers_.count(init.name())) producers_[init.name()] = Producer{Producer::Kind::kInitializer, nullptr, &init};
-    taken_.insert(init.name());
+    Entry& e = values_[init.name()];
+    if (e.producer.kind == Producer::Kind::kUnknown) e.producer = Producer{Producer::Kind::kInitializer, nullptr, &init};
   }
-  for (const auto& init : graph.sparse_initializer()) taken_.insert(init.values().name());
-  for (const auto& out : graph.output()) {
-    ++uses_[out.name()];
-    taken_.insert(out.name());
-  }
-  for (const auto& vi : graph.value_info()) taken_.insert(vi.name());
+  for (const auto& init : graph.sparse_initializer()) values_[init.values().name()];
+  for (const auto& out : graph.output()) ++values_[out.name()].uses;
+  for (const auto& vi : graph.value_info()) values_[vi.name()];
   for (const auto& node : graph.node()) IndexNode(node);
 }
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
-  taken_.insert(node.name());
+  if (!node.name().empty()) node_names_[node.name()] = true;
   for (const auto& in : node.input()) {
-    if (!in.empty()) ++uses_[in];
+    if (!in.empty()) ++values_[in].uses;
   }
   for (const auto& out : node.output()) {
-    if (out.empty()) continue;
-    producers_[out] = Producer{Producer::Kind::kNode, &node, nullptr};
-    taken_.insert(out);
+    if (!out.empty()) values_[out].producer = Producer{Producer::Kind::kNode, &node, nullptr};
   }
   ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
 }
 
 Producer GraphIndex::ProducerOf(const std::string& value) const {
-  auto it = producers_.find(value);
-  return it == producers_.end() ? Producer{} : it->second;
+  auto it = values_.find(value);
+  return it == values_.end() ? Producer{} : it->second.producer;
 }
 
 int GraphIndex::Uses(const std::string& value) const {
-  auto it = uses_.find(value);
-  return it == uses_.end() ? 0 : it->second;
+  auto it = values_.find(value);
+  return it == values_.end() ? 0 : it->second.uses;
 }
 
-std::string GraphIndex::FreshName(const std::string& base) {
-  if (taken_.insert(base).second) return base;
+template <typename Map>
+std::string GraphIndex::Fresh(const std::string& base, Map* taken) {
+  if (taken->emplace(base, typename Map::mapped_type{}).second) return base;
   int& suffix = next_suffix_[base];
-  std::string name;
-  do {
-    name = fmt::format("{}_{}", base, ++suffix);
-  } while (!taken_.insert(name).second);
-  return name;
+  while (true) {
+    std::string name = fmt::format("{}_{}", base, ++suffix);
+    if (taken->emplace(name, typename Map::mapped_type{}).second) return name;
+  }
 }
 
+}  // namespace remap
+
+namespace remap {
+template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, Entry>*);
+template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, bool>*);
 }  // namespace remap

@@ -1,7 +1,7 @@
 // GraphIndex: built once per graph tree (a main graph with its If/Loop/Scan
 // subgraphs, or one model-local function). Value names are unique across such
-// a tree (ONNX SSA), so one map serves every nesting level: name -> producer,
-// name -> number of uses, and the set of taken names for fresh ones.
+// a tree (ONNX SSA), so one map serves every nesting level: name -> producer
+// and number of uses; node names are tracked apart for fresh node names.
 #pragma once
 
 #include <string>
@@ -27,21 +27,27 @@ class GraphIndex {
   Producer ProducerOf(const std::string& value) const;
   // Uses by node inputs (at any depth) and graph outputs.
   int Uses(const std::string& value) const;
-  void AddUse(const std::string& value) { ++uses_[value]; }
-  void RemoveUse(const std::string& value) { --uses_[value]; }
+  void AddUse(const std::string& value) { ++values_[value].uses; }
+  void RemoveUse(const std::string& value) { --values_[value].uses; }
   // The value's producer was rewritten: it is no longer a known node.
-  void ForgetProducer(const std::string& value) { producers_[value] = Producer{}; }
+  void ForgetProducer(const std::string& value) { values_[value].producer = Producer{}; }
 
-  // A value or node name not used anywhere in the tree, derived from `base`.
-  std::string FreshName(const std::string& base);
+  // A value (node) name not used anywhere in the tree, derived from `base`.
+  std::string FreshValueName(const std::string& base) { return Fresh(base, &values_); }
+  std::string FreshNodeName(const std::string& base) { return Fresh(base, &node_names_); }
 
  private:
+  struct Entry {
+    Producer producer;
+    int uses = 0;
+  };
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
+  template <typename Map>
+  std::string Fresh(const std::string& base, Map* taken);
 
-  std::unordered_map<std::string, Producer> producers_;
-  std::unordered_map<std::string, int> uses_;
-  std::unordered_set<std::string> taken_;
+  std::unordered_map<std::string, Entry> values_;
+  std::unordered_map<std::string, bool> node_names_;
   std::unordered_map<std::string, int> next_suffix_;
 };
 

@@ -152,15 +152,15 @@ bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Altern
   for (size_t k = 0; k < returns.size(); ++k) {
     int out_index = static_cast<int>(k);
     bool has_output = out_index < node.output_size() && !node.output(out_index).empty();
-    rename[returns[k]] = has_output ? node.output(out_index) : index->FreshName(base + "/" + returns[k]);
+    rename[returns[k]] = has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k]);
   }
-  for (const std::string& local : tpl.locals()) rename[local] = index->FreshName(base + "/" + local);
+  for (const std::string& local : tpl.locals()) rename[local] = index->FreshValueName(base + "/" + local);
 
   std::vector<onnx::NodeProto> emitted;
   emitted.reserve(tpl.nodes().size());
   for (const onnx::NodeProto& t : tpl.nodes()) {
     onnx::NodeProto n = t;
-    n.set_name(index->FreshName(base + "/" + t.op_type()));
+    n.set_name(index->FreshNodeName(base + "/" + t.op_type()));
     for (int k = 0; k < n.input_size(); ++k) {
       const std::string& in = n.input(k);
       if (in.empty()) continue;

@@ -47,14 +47,14 @@ rule {
   alternative { min_opset: 9 replace: "out = Asinh(self" }
 }
 R
-expect "rule with bad ONNX text" 4 "^$WORK/bad.textproto:5:52: error: replace: ONNX text: Expected character \) not found\.$" -- rewrite "$ASINH" -o "$WORK/o.onnx" --rules "$WORK/bad.textproto"
+expect "rule with bad ONNX text" 4 "^$WORK/bad.textproto:5:56: error: replace: ONNX text: Expected character \) not found\.$" -- rewrite "$ASINH" -o "$WORK/o.onnx" --rules "$WORK/bad.textproto"
 printf 'rule {\n  id: "x"\n  frobnicate: 1\n}\n' > "$WORK/syntax.textproto"
 expect "unknown rule syntax" 4 "^$WORK/syntax.textproto:3:13: error: .*no field named \"frobnicate\"" -- rewrite "$ASINH" -o "$WORK/o.onnx" --rules "$WORK/syntax.textproto"
 expect "missing rules path" 4 "^$WORK/none.textproto: error: no such rule file or folder$" -- scan "$ASINH" --rules "$WORK/none.textproto"
 check "nothing written for a rule error" test ! -e "$WORK/o.onnx"
 
 GCD=$FIX/corpus/cholesky_op13/model.onnx
-expect "node no rule covers" 1 "left +/linalg_cholesky \(org.pytorch.aten::ATen linalg_cholesky\): no rule for aten::linalg_cholesky" -- rewrite "$GCD" -o "$WORK/left.onnx"
+expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_cholesky\): no rule for aten::linalg_cholesky" -- rewrite "$GCD" -o "$WORK/left.onnx"
 check "output still written when nodes are left" test -s "$WORK/left.onnx"
 expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_cholesky" -- scan "$GCD"
 expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_cholesky","count":1,"rule":null' -- scan "$GCD" --json

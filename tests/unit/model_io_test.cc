@@ -78,7 +78,8 @@ TEST_CASE("the index sees producers and uses at every depth", "[index]") {
   CHECK(index.ProducerOf("k").kind == Producer::Kind::kNode);
   CHECK(index.ProducerOf("a").node->op_type() == "Mul");
   CHECK(index.ProducerOf("x").kind == Producer::Kind::kGraphInput);
-  CHECK(index.FreshName("k") == "k_1");
-  CHECK(index.FreshName("k") == "k_2");
-  CHECK(index.FreshName("new") == "new");
+  CHECK(index.FreshValueName("k") == "k_1");
+  CHECK(index.FreshValueName("k") == "k_2");
+  CHECK(index.FreshValueName("new") == "new");
+  CHECK(index.FreshNodeName("k") == "k");
 }
