@@ -1,4 +1,6 @@
 // onnx-remap rewrite IN.onnx -o OUT.onnx
+#include <filesystem>
+
 #include <fmt/core.h>
 
 #include "cli/commands.h"
@@ -8,6 +10,7 @@
 #include "cli/rule_loading.h"
 #include "engine/engine.h"
 #include "model/model_loader.h"
+#include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "saver/model_validator.h"
 
@@ -35,6 +38,10 @@ int RunRewrite(const RewriteArgs& args) {
   if (!args.dry_run) {
     Status valid = InferAndCheck(&*model, left, &report->notes);
     if (!valid.ok()) return Fail(Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
+    namespace fs = std::filesystem;
+    const fs::path in_dir = fs::absolute(args.input).parent_path(), out_dir = fs::absolute(args.output).parent_path();
+    Status copied = CopyExternalData(*model, in_dir.string(), out_dir.string());
+    if (!copied.ok()) return Fail(Status(copied.code(), fmt::format("{}: {}; model not written", args.input, copied.message())));
     Status saved = SaveModel(*model, args.output);
     if (!saved.ok()) return Fail(saved);
   }

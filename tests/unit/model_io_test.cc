@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "model/graph_index.h"
 #include "model/model_loader.h"
+#include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "test_models.h"
 
@@ -82,4 +83,32 @@ TEST_CASE("the index sees producers and uses at every depth", "[index]") {
   CHECK(index.FreshValueName("k") == "k_2");
   CHECK(index.FreshValueName("new") == "new");
   CHECK(index.FreshNodeName("k") == "k");
+}
+
+TEST_CASE("external data files follow the model to another folder", "[saver]") {
+  namespace fs = std::filesystem;
+  auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
+  auto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("weights.bin");
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_external";
+  fs::remove_all(root);
+  fs::create_directories(root / "in");
+  fs::create_directories(root / "out");
+  { std::ofstream(root / "in" / "weights.bin", std::ios::binary) << std::string(8, '\1'); }
+  CHECK(ExternalDataFiles(model) == std::vector<std::string>{"weights.bin"});
+  REQUIRE(CopyExternalData(model, (root / "in").string(), (root / "out").string()).ok());
+  CHECK(fs::file_size(root / "out" / "weights.bin") == 8);
+  // Same content again: fine. Different content: refused, not overwritten.
+  CHECK(CopyExternalData(model, (root / "in").string(), (root / "out").string()).ok());
+  { std::ofstream(root / "out" / "weights.bin", std::ios::binary) << "other"; }
+  Status clash = CopyExternalData(model, (root / "in").string(), (root / "out").string());
+  CHECK(clash.code() == ErrorCode::kOutputFailed);
+  CHECK(fs::file_size(root / "out" / "weights.bin") == 5);
+  fs::remove_all(root);
 }

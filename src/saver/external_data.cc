@@ -1,0 +1,91 @@
+#include "saver/external_data.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/graph_index.h"
+
+namespace remap {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void FromTensor(const onnx::TensorProto& t, std::set<std::string>* out) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") out->insert(kv.value());
+  }
+}
+
+void FromGraph(const onnx::GraphProto& g, std::set<std::string>* out) {
+  for (const auto& t : g.initializer()) FromTensor(t, out);
+  for (const auto& s : g.sparse_initializer()) {
+    FromTensor(s.values(), out);
+    FromTensor(s.indices(), out);
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) FromTensor(a.t(), out);
+      for (const auto& t : a.tensors()) FromTensor(t, out);
+    }
+    ForEachSubgraph(n, [out](const onnx::GraphProto& sub) { FromGraph(sub, out); });
+  }
+}
+
+bool SameContent(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::file_size(a, ec) != fs::file_size(b, ec) || ec) return false;
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  return std::equal(std::istreambuf_iterator<char>(fa), std::istreambuf_iterator<char>(),
+                    std::istreambuf_iterator<char>(fb));
+}
+
+}  // namespace
+
+std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
+  std::set<std::string> files;
+  FromGraph(model.graph(), &files);
+  for (const auto& f : model.functions()) {
+    for (const auto& n : f.node()) {
+      for (const auto& a : n.attribute()) {
+        if (a.has_t()) FromTensor(a.t(), &files);
+      }
+    }
+  }
+  return {files.begin(), files.end()};
+}
+
+Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir) {
+  std::vector<std::string> files = ExternalDataFiles(model);
+  if (files.empty()) return Status::Ok();
+  std::error_code ec;
+  if (fs::equivalent(source_dir, target_dir, ec)) return Status::Ok();
+  for (const std::string& rel : files) {
+    fs::path from = fs::path(source_dir) / rel, to = fs::path(target_dir) / rel;
+    if (fs::path(rel).is_absolute() || rel.find("..") != std::string::npos)
+      return Status(ErrorCode::kInvalidModel, fmt::format("external data location '{}' must be a plain relative path", rel));
+    if (!fs::exists(from, ec))
+      return Status(ErrorCode::kInvalidModel, fmt::format("external data file {} does not exist", from.string()));
+    if (fs::exists(to, ec)) {
+      if (SameContent(from, to)) continue;
+      return Status(ErrorCode::kOutputFailed,
+                    fmt::format("{} exists with other content; it would be overwritten by the model's external data", to.string()));
+    }
+    fs::create_directories(to.parent_path(), ec);
+    fs::path tmp = to;
+    tmp += ".tmp-onnx-remap";
+    if (!fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec)) {
+      fs::remove(tmp, ec);
+      return Status(ErrorCode::kOutputFailed, fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), ec.message()));
+    }
+    fs::rename(tmp, to, ec);
+    if (ec) return Status(ErrorCode::kOutputFailed, fmt::format("cannot move external data into {}: {}", to.string(), ec.message()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace remap
