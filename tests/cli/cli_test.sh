@@ -87,5 +87,10 @@ expect "rules list" 0 "aten-asinh .*aten::asinh" -- rules list
 expect "rules show" 0 "signature: aten::asinh\(Tensor self\) -> Tensor" -- rules show aten-asinh
 expect "rules show unknown" 2 "no rule with id 'nope'" -- rules show nope
 
+# The tutorial's user rule (docs/tutorial.md) works as shown.
+expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
+expect "tutorial: DeformConv at opset 19" 0 "-> DeformConv \[torchvision-deform-conv2d\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.19.onnx" --opset 19
+expect "tutorial: example at opset 14" 0 "2 rewritten, 0 left, opset 13 -> 14" -- rewrite "$SRC/examples/conv_asinh_tril.onnx" -o "$WORK/fixed.onnx" --opset 14
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
