@@ -1,0 +1,51 @@
+// Every built-in rule must be exercised by at least one end-to-end fixture:
+// a rule without a numeric test is a claim, not a feature.
+//   node rule_coverage.mjs BIN SOURCE_DIR
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const [bin, src] = process.argv.slice(2);
+if (!bin || !src) {
+  console.error("usage: node rule_coverage.mjs BIN SOURCE_DIR");
+  process.exit(2);
+}
+
+function run(args) {
+  try {
+    return execFileSync(bin, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    if (e.status === 1) return e.stdout;  // some nodes left: still a report
+    throw e;
+  }
+}
+
+const rules = JSON.parse(run(["rules", "list", "--format", "json"])).rules.map((r) => r.id);
+const used = new Map();
+let cases = 0;
+for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/torch/MANIFEST.tsv"]) {
+  const path = join(src, manifest);
+  if (!existsSync(path)) continue;
+  const [header, ...rows] = readFileSync(path, "utf8").split("\n").filter((l) => l.trim());
+  const col = Object.fromEntries(header.split("\t").map((name, i) => [name, i]));
+  for (const row of rows) {
+    const f = row.split("\t");
+    const dir = join(src, manifest, "..", f[col.case]);
+    if (!existsSync(join(dir, "model.onnx"))) continue;
+    if (["UNSUPPORTED", "REFUSED"].includes(f[col.expected_onnx_ops])) continue;
+    const args = ["rewrite", join(dir, "model.onnx"), "--dry-run", "--json"];
+    const target = parseInt(f[col.min_target_opset], 10), opset = parseInt(f[col.opset], 10);
+    if (target > opset) args.push("--opset", String(target));
+    const report = JSON.parse(run(args));
+    for (const n of report.rewritten) {
+      if (!used.has(n.rule)) used.set(n.rule, []);
+      used.get(n.rule).push(f[col.case]);
+    }
+    cases++;
+  }
+}
+const missing = rules.filter((id) => !used.has(id));
+for (const id of rules) console.log(`${used.has(id) ? "PASS" : "FAIL"} ${id}${used.has(id) ? ": " + used.get(id).slice(0, 3).join(", ") : ": no fixture case exercises it"}`);
+console.log(`${rules.length - missing.length} passed, ${missing.length} failed`);
+console.log(`(${cases} fixture cases read)`);
+process.exit(missing.length ? 1 : 0);
