@@ -225,3 +225,31 @@ TEST_CASE("fresh names never collide with existing ones", "[engine]") {
   }
   CHECK(model.graph().node_size() == 4);
 }
+
+TEST_CASE("ATen nodes in the default domain are recognised too", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[4] x) => (float[4] y) {
+      y = ATen<operator = "asinh", overload_name = "">(x)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->rewritten.size() == 1);
+  CHECK(report->rewritten[0].form == "aten-fallback");
+  CHECK(model.graph().node(0).op_type() == "Asinh");
+}
+
+TEST_CASE("a default-domain op ONNX does not define is unmapped", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[4] x) => (float[4] y) {
+      y = _DCNv2(x)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 1);
+  CHECK(report->remaining[0].form == "custom");
+  CHECK(report->remaining[0].reason == "no rule for _DCNv2");
+}
