@@ -1,5 +1,7 @@
 #include "rewrite/replacement_emitter.h"
 
+#include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -10,6 +12,16 @@ namespace remap {
 namespace {
 
 using AP = onnx::AttributeProto;
+
+// float32 for an attribute; a finite double beyond its range is an error, not UB.
+bool ToFloat(double d, const std::string& attr, float* out, std::string* why) {
+  if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+    *why = fmt::format("attribute '{}': {} does not fit in a float32", attr, d);
+    return false;
+  }
+  *out = static_cast<float>(d);
+  return true;
+}
 
 // The attribute type the operator's schema declares, when ONNX 1.12 knows it.
 AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr, int opset) {
@@ -36,7 +48,11 @@ bool ToTensorAttribute(const Value& v, AP* attr, std::string* why) {
   if (v.kind == Value::Kind::kList) t->add_dims(static_cast<int64_t>(items.size()));
   if (any_float) {
     t->set_data_type(onnx::TensorProto::FLOAT);
-    for (const Value& item : items) t->add_float_data(static_cast<float>(item.as_double()));
+    for (const Value& item : items) {
+      float f;
+      if (!ToFloat(item.as_double(), attr->name(), &f, why)) return false;
+      t->add_float_data(f);
+    }
   } else if (all_bool) {
     t->set_data_type(onnx::TensorProto::BOOL);
     for (const Value& item : items) t->add_int32_data(item.b ? 1 : 0);
@@ -53,7 +69,9 @@ bool ToAttribute(const Value& v, AP::AttributeType declared, AP* attr, std::stri
   auto number_list = [&](bool as_float) {
     for (const Value& item : v.list) {
       if (!item.is_number()) return false;
-      if (as_float) attr->add_floats(static_cast<float>(item.as_double()));
+      float f;
+      if (as_float && !ToFloat(item.as_double(), attr->name(), &f, why)) return false;
+      if (as_float) attr->add_floats(f);
       else attr->add_ints(item.kind == Value::Kind::kBool ? item.b : item.i);
     }
     attr->set_type(as_float ? AP::FLOATS : AP::INTS);
@@ -64,8 +82,10 @@ bool ToAttribute(const Value& v, AP::AttributeType declared, AP* attr, std::stri
     case Value::Kind::kInt:
     case Value::Kind::kFloat:
       if (declared == AP::FLOAT || (declared == AP::UNDEFINED && v.kind == Value::Kind::kFloat)) {
+        float f;
+        if (!ToFloat(v.as_double(), attr->name(), &f, why)) return false;
         attr->set_type(AP::FLOAT);
-        attr->set_f(static_cast<float>(v.as_double()));
+        attr->set_f(f);
       } else if (declared == AP::INTS || declared == AP::FLOATS) {
         return ToAttribute(Value::List({v}), declared, attr, why);
       } else {
@@ -102,7 +122,7 @@ bool ToAttribute(const Value& v, AP::AttributeType declared, AP* attr, std::stri
         return false;
       }
       if (!number_list(as_float)) {
-        *why = fmt::format("attribute '{}': {} is not a list of numbers", attr->name(), ToString(v));
+        if (why->empty()) *why = fmt::format("attribute '{}': {} is not a list of numbers", attr->name(), ToString(v));
         return false;
       }
       return true;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 namespace remap {
@@ -461,6 +462,13 @@ class Evaluator {
       if (!why.empty()) return Fail(n, why);
       *out = Value::Bool(b);
       return true;
+    }
+    if (n.name == "float" && v.kind == Value::Kind::kString) {  // float('inf'), float('-inf'), float('nan')
+      const std::string& t = v.s;
+      if (t == "inf" || t == "+inf") { *out = Value::Float(std::numeric_limits<double>::infinity()); return true; }
+      if (t == "-inf") { *out = Value::Float(-std::numeric_limits<double>::infinity()); return true; }
+      if (t == "nan") { *out = Value::Float(std::numeric_limits<double>::quiet_NaN()); return true; }
+      return Fail(n, fmt::format("float() takes 'inf', '-inf' or 'nan', got {}", ToString(v)));
     }
     if (!v.is_number()) return Fail(n, fmt::format("{}() of {}", n.name, ToString(v)));
     if (n.name == "int") {

@@ -5,7 +5,7 @@
 //   names     bound arguments of the rule's signature
 //   operators x[i]  -x  * / // %  + -  == != < <= > >=  in  not in  is None  is not None
 //             not  and  or  a if cond else b
-//   functions len(x) int(x) float(x) bool(x) str(x)
+//   functions len(x) int(x) float(x) bool(x) str(x); float('inf'), float('nan')
 #pragma once
 
 #include <functional>

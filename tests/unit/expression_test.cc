@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "rules/expression.h"
@@ -60,6 +62,8 @@ TEST_CASE("expressions compute lists, enums and guards", "[expression]") {
   CHECK(Eval("int(2.9)").i == 2);
   CHECK(Eval("True").b);
   CHECK(Eval("two in [1, 2]").b);
+  CHECK(std::isinf(Eval("float('-inf')").f));
+  CHECK(std::isnan(Eval("float('nan')").f));
   CHECK(Eval("'x' not in ['a', 'b']").b);
   CHECK_FALSE(Eval("3 in [1, 2]").b);
 }
