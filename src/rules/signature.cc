@@ -1,6 +1,7 @@
 #include "rules/signature.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace remap {
@@ -86,6 +87,7 @@ class SignatureParser {
     Skip();
     if (p_ < s_.size() && s_[p_] == '[') {
       list = true;
+      arg->list_size = std::atoi(s_.c_str() + p_ + 1);
       while (p_ < s_.size() && s_[p_] != ']') ++p_;
       if (p_ == s_.size()) return Fail(at, "unterminated '[' in type");
       ++p_;
@@ -126,7 +128,8 @@ class SignatureParser {
     std::string text = s_.substr(at, p_ - at);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     Value v;
-    if (!ParseDefaultText(text, arg->type, &v)) return Fail(at, fmt::format("cannot read default value '{}'", text));
+    if (!ParseDefaultText(text, arg->type, arg->list_size, &v))
+      return Fail(at, fmt::format("cannot read default value '{}'", text));
     arg->default_value = v;
     return true;
   }
@@ -143,7 +146,7 @@ class SignatureParser {
     }
   }
 
-  static bool ParseDefaultText(const std::string& t, ArgType type, Value* v) {
+  static bool ParseDefaultText(const std::string& t, ArgType type, int list_size, Value* v) {
     if (t.empty()) return false;
     if (t == "None") { *v = Value::None(); return true; }
     if (t == "True" || t == "False") { *v = Value::Bool(t == "True"); return true; }
@@ -162,7 +165,7 @@ class SignatureParser {
         size_t a = item.find_first_not_of(' '), b = item.find_last_not_of(' ');
         if (a != std::string::npos) {
           Value x;
-          if (!ParseDefaultText(item.substr(a, b - a + 1), type, &x)) return false;
+          if (!ParseDefaultText(item.substr(a, b - a + 1), type, 0, &x)) return false;
           items.push_back(x);
         }
         if (comma == std::string::npos) break;
@@ -175,7 +178,7 @@ class SignatureParser {
     if (!ParseNumber(t, type, &n)) return false;
     // int[2] stride=1 means [1, 1] in PyTorch schemas
     if (type == ArgType::kIntList || type == ArgType::kFloatList) {
-      *v = Value::List({n});
+      *v = Value::List(std::vector<Value>(static_cast<size_t>(list_size > 0 ? list_size : 1), n));
       return true;
     }
     *v = n;

@@ -25,7 +25,7 @@ TEST_CASE("signatures in PyTorch schema syntax", "[signature]") {
                          "ScalarType? dtype=None, int reduction=Mean) -> (Tensor, Tensor)", &many, &e));
   CHECK(many.overload == "out");
   CHECK(many.args[1].type == ArgType::kIntList);
-  CHECK(ToString(*many.args[1].default_value) == "[1]");
+  CHECK(ToString(*many.args[1].default_value) == "[1, 1]");
   CHECK(many.args[3].default_value->s == "mean");
   CHECK(many.args[5].default_value->i == 1);
   CHECK(many.returns == std::vector<std::string>{"out0", "out1"});
