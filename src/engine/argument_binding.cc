@@ -108,7 +108,8 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {
-          b.value = Value::Tensor(name);
+          TensorType type = index.TypeOf(name);
+          b.value = Value::Tensor(name, type.elem_type, type.rank);
         } else {
           std::string error;
           ResolveConstant(name, index, &b, &error);

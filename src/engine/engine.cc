@@ -9,6 +9,7 @@
 #include "engine/node_form.h"
 #include "engine/node_matcher.h"
 #include "model/graph_index.h"
+#include "model/shape_inference.h"
 #include "rewrite/node_list_editor.h"
 #include "saver/opset_raise.h"
 
@@ -158,6 +159,10 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     Status s = CheckDefaultOpsetRaise(*model, model_opset, target);
     if (!s.ok()) return s;
   }
+
+  // Types and ranks for rules that ask (rank(x), dtype(x)); only adds value_info.
+  std::string shape_note;
+  InferShapesInPlace(model, &shape_note);
 
   ClassifyContext classify;
   classify.emitted_domains = rules.EmittedDomains();

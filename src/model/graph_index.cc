@@ -22,15 +22,22 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
 }
 
 void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
-  for (const auto& in : graph.input()) values_[in.name()].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+  for (const auto& in : graph.input()) {
+    values_[in.name()].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+    NoteType(in);
+  }
   // An initializer that is also a graph input stays an input: callers may override it.
   for (const auto& init : graph.initializer()) {
     Entry& e = values_[init.name()];
     if (e.producer.kind == Producer::Kind::kUnknown) e.producer = Producer{Producer::Kind::kInitializer, nullptr, &init};
+    e.type = TensorType{init.data_type(), init.dims_size()};
   }
   for (const auto& init : graph.sparse_initializer()) values_[init.values().name()];
-  for (const auto& out : graph.output()) ++values_[out.name()].uses;
-  for (const auto& vi : graph.value_info()) values_[vi.name()];
+  for (const auto& out : graph.output()) {
+    ++values_[out.name()].uses;
+    NoteType(out);
+  }
+  for (const auto& vi : graph.value_info()) NoteType(vi);
   for (const auto& node : graph.node()) IndexNode(node);
 }
 
@@ -43,6 +50,19 @@ void GraphIndex::IndexNode(const onnx::NodeProto& node) {
     if (!out.empty()) values_[out].producer = Producer{Producer::Kind::kNode, &node, nullptr};
   }
   ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
+}
+
+void GraphIndex::NoteType(const onnx::ValueInfoProto& vi) {
+  Entry& e = values_[vi.name()];
+  if (!vi.type().has_tensor_type()) return;
+  const auto& t = vi.type().tensor_type();
+  if (t.elem_type() != 0) e.type.elem_type = t.elem_type();
+  if (t.has_shape()) e.type.rank = t.shape().dim_size();
+}
+
+TensorType GraphIndex::TypeOf(const std::string& value) const {
+  auto it = values_.find(value);
+  return it == values_.end() ? TensorType{} : it->second.type;
 }
 
 Producer GraphIndex::ProducerOf(const std::string& value) const {

@@ -12,6 +12,13 @@
 
 namespace remap {
 
+// What the model says about a value's type: from graph inputs, outputs,
+// value_info or an initializer's header. Unknown parts are 0 / -1.
+struct TensorType {
+  int elem_type = 0;  // onnx::TensorProto::DataType; 0 unknown
+  int rank = -1;      // -1 unknown
+};
+
 struct Producer {
   enum class Kind { kUnknown, kGraphInput, kInitializer, kNode };
   Kind kind = Kind::kUnknown;
@@ -29,6 +36,7 @@ class GraphIndex {
   int Uses(const std::string& value) const;
   void AddUse(const std::string& value) { ++values_[value].uses; }
   void RemoveUse(const std::string& value) { --values_[value].uses; }
+  TensorType TypeOf(const std::string& value) const;
   // The value's producer was rewritten: it is no longer a known node.
   void ForgetProducer(const std::string& value) { values_[value].producer = Producer{}; }
 
@@ -40,7 +48,9 @@ class GraphIndex {
   struct Entry {
     Producer producer;
     int uses = 0;
+    TensorType type;
   };
+  void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
   template <typename Map>

@@ -302,11 +302,11 @@ class Parser {
           Next();
           n->op = ExprNode::Op::kCall;
           n->name = t.text;
-          static const char* functions[] = {"len", "int", "float", "bool", "str"};
+          static const char* functions[] = {"len", "int", "float", "bool", "str", "rank", "dtype"};
           bool known = false;
           for (const char* f : functions) known = known || t.text == f;
           if (!known) {
-            SetError(t.offset, fmt::format("unknown function '{}' (known: len, int, float, bool, str)", t.text));
+            SetError(t.offset, fmt::format("unknown function '{}' (known: len, int, float, bool, str, rank, dtype)", t.text));
             return nullptr;
           }
           NodePtr arg = ParseTernary();
@@ -446,6 +446,17 @@ class Evaluator {
   bool EvalCall(const ExprNode& n, Value* out) {
     Value v;
     if (!Eval(*n.kids[0], &v)) return false;
+    if (n.name == "rank" || n.name == "dtype") {
+      if (v.kind != Value::Kind::kTensor) return Fail(n, fmt::format("{}() takes a tensor argument, got {}", n.name, ToString(v)));
+      if (n.name == "rank") {
+        if (v.rank < 0) return Fail(n, fmt::format("the rank of '{}' is not known (the model has no shape for it)", v.s));
+        *out = Value::Int(v.rank);
+        return true;
+      }
+      if (v.elem_type == 0) return Fail(n, fmt::format("the element type of '{}' is not known", v.s));
+      *out = Value::String(ElementTypeName(v.elem_type));
+      return true;
+    }
     if (n.name == "len") {
       if (v.kind == Value::Kind::kList) { *out = Value::Int(static_cast<int64_t>(v.list.size())); return true; }
       if (v.kind == Value::Kind::kString) { *out = Value::Int(static_cast<int64_t>(v.s.size())); return true; }
@@ -545,6 +556,12 @@ class Evaluator {
 };
 
 }  // namespace
+
+const char* ElementTypeName(int elem_type) {
+  static const char* names[] = {"undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string",
+                                "bool", "float16", "float64", "uint32", "uint64", "complex64", "complex128", "bfloat16"};
+  return elem_type >= 0 && elem_type < static_cast<int>(sizeof(names) / sizeof(names[0])) ? names[elem_type] : "other";
+}
 
 bool Truthy(const Value& v, std::string* why) {
   switch (v.kind) {

@@ -5,7 +5,8 @@
 //   names     bound arguments of the rule's signature
 //   operators x[i]  -x  * / // %  + -  == != < <= > >=  in  not in  is None  is not None
 //             not  and  or  a if cond else b
-//   functions len(x) int(x) float(x) bool(x) str(x); float('inf'), float('nan')
+//   functions len(x) int(x) float(x) bool(x) str(x); float('inf'), float('nan');
+//             rank(t), dtype(t) of tensor arguments, when the model records them
 #pragma once
 
 #include <functional>
@@ -45,6 +46,9 @@ class Expression {
   std::shared_ptr<const ExprNode> root_;
   std::vector<std::pair<std::string, size_t>> names_;
 };
+
+// "float32", "int64", ... for an onnx::TensorProto::DataType.
+const char* ElementTypeName(int elem_type);
 
 // Python truthiness; tensors have none (they only compare with None).
 bool Truthy(const Value& v, std::string* why);

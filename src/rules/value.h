@@ -17,6 +17,8 @@ struct Value {
   double f = 0.0;
   std::string s;            // kString; kTensor: the graph value name
   std::vector<Value> list;  // kList
+  int elem_type = 0;        // kTensor: onnx::TensorProto::DataType, 0 when unknown
+  int rank = -1;            // kTensor: -1 when unknown
 
   static Value None() { return Value(); }
   static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
@@ -24,7 +26,14 @@ struct Value {
   static Value Float(double v) { Value x; x.kind = Kind::kFloat; x.f = v; return x; }
   static Value String(std::string v) { Value x; x.kind = Kind::kString; x.s = std::move(v); return x; }
   static Value List(std::vector<Value> v) { Value x; x.kind = Kind::kList; x.list = std::move(v); return x; }
-  static Value Tensor(std::string name) { Value x; x.kind = Kind::kTensor; x.s = std::move(name); return x; }
+  static Value Tensor(std::string name, int elem_type = 0, int rank = -1) {
+    Value x;
+    x.kind = Kind::kTensor;
+    x.s = std::move(name);
+    x.elem_type = elem_type;
+    x.rank = rank;
+    return x;
+  }
 
   bool is_none() const { return kind == Kind::kNone; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool; }

@@ -11,10 +11,6 @@
 
 namespace remap {
 
-// Newest IR version and default opset the linked ONNX library knows.
-int KnownIrVersion();
-int KnownDefaultOpset();
-
 // Infers shapes into `model` and checks it. Appends plain notes on what was
 // skipped and why. The checker runs only when no unmapped node remains (it
 // would just reject those); its rejection then is an error.

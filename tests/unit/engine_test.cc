@@ -253,3 +253,33 @@ TEST_CASE("a default-domain op ONNX does not define is unmapped", "[engine]") {
   CHECK(report->remaining[0].form == "custom");
   CHECK(report->remaining[0].reason == "no rule for _DCNv2");
 }
+
+TEST_CASE("guards can read ranks and element types the model records", "[engine]") {
+  RuleSet rules = RulesFromText(R"rule(
+rule {
+  id: "aten-mm2"
+  match { aten: "mm2" }
+  signature: "aten::mm2(Tensor self, Tensor other) -> Tensor"
+  alternative {
+    min_opset: 9
+    when: "rank(self) == 2 and dtype(other) == 'float32'"
+    replace: "out = MatMul(self, other)"
+  }
+}
+)rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
+    g (float[2,3] a, float[3,4] b, float[2,3,3] c) => (float[2,4] y, float[2,3,4] z, float[2,4] w) {
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(a, b)
+      z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(c, b)
+      u = custom.unknown(a)
+      w = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(u, b)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 1);
+  REQUIRE(report->remaining.size() == 3);
+  CHECK(report->remaining[0].reason.find("when 'rank(self) == 2 and dtype(other) == 'float32'' is false") != std::string::npos);
+  // u comes out of an unmapped node: its rank is nowhere in the model.
+  CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
+}

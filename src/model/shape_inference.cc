@@ -1,0 +1,50 @@
+#include "model/shape_inference.h"
+
+#include <fmt/format.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace remap {
+
+int KnownIrVersion() { return onnx::Version::IR_VERSION; }
+
+int KnownDefaultOpset() {
+  const auto& map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = map.find("");
+  return it == map.end() ? 0 : it->second.second;
+}
+
+namespace {
+
+int DefaultOpsetOf(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool WithinKnownRange(const onnx::ModelProto& model) {
+  return model.ir_version() <= KnownIrVersion() && DefaultOpsetOf(model) <= KnownDefaultOpset();
+}
+
+bool InferShapesInPlace(onnx::ModelProto* model, std::string* note) {
+  if (!WithinKnownRange(*model)) {
+    *note = fmt::format("shape inference and the ONNX checker were skipped: the model is IR {} / opset {}, "
+                        "newer than the linked ONNX library knows (IR {} / opset {})",
+                        model->ir_version(), DefaultOpsetOf(*model), KnownIrVersion(), KnownDefaultOpset());
+    return false;
+  }
+  try {
+    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/false};
+    onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    *note = fmt::format("shape inference stopped: {}", what.substr(0, what.find('\n')));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace remap
