@@ -283,3 +283,24 @@ rule {
   // u comes out of an unmapped node: its rank is nowhere in the model.
   CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
+
+TEST_CASE("scalar arguments from initializers bind, and unused initializers go", "[engine]") {
+  RuleSet rules = RulesFromText(kRules);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (float[3,3] x) => (float[3,3] y, float[3,3] z)
+    < int64 d = {-1}, int64 keep = {1} > {
+      y = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, d)
+      z = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, keep)
+      w = Add(keep, keep)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 2);
+  // d fed only a rewritten node: removed. keep still feeds the Add: kept.
+  REQUIRE(model.graph().initializer_size() == 1);
+  CHECK(model.graph().initializer(0).name() == "keep");
+  const auto& k = model.graph().node(0).attribute(0).t();  // k = Constant<value = ${diagonal}>
+  CHECK(k.data_type() == onnx::TensorProto::INT64);
+  CHECK(k.int64_data(0) == -1);
+}
