@@ -18,32 +18,41 @@ namespace remap::cli {
 
 namespace {
 
-int Fail(const Status& s) {
+// One line on stderr; with --json also an object on stdout, so a CI step
+// parsing stdout always gets JSON.
+int Fail(const RewriteArgs& args, const Status& s) {
   fmt::print(stderr, "onnx-remap: error: {}\n", s.message());
-  return ExitCodeFor(s.code());
+  const int code = ExitCodeFor(s.code());
+  if (args.json) {
+    JsonWriter json;
+    json.BeginObject().Key("tool").String("onnx-remap").Key("command").String("rewrite");
+    json.Key("input").String(args.input).Key("error").String(s.message()).Key("exit_code").Int(code).EndObject();
+    fmt::print("{}\n", json.str());
+  }
+  return code;
 }
 
 }  // namespace
 
 int RunRewrite(const RewriteArgs& args) {
   auto rules = LoadRulesOrReport(args.rules);
-  if (!rules) return kExitRuleError;
+  if (!rules) return Fail(args, Status(ErrorCode::kRuleSyntax, "rule files have errors (listed above)"));
   auto model = LoadModel(args.input);
-  if (!model) return Fail(model.status());
+  if (!model) return Fail(args, model.status());
   RewriteOptions options;
   options.target_opset = args.opset;
   auto report = RewriteModel(&*model, *rules, options);
-  if (!report) return Fail(Status(report.status().code(), fmt::format("{}: {}", args.input, report.status().message())));
+  if (!report) return Fail(args, Status(report.status().code(), fmt::format("{}: {}", args.input, report.status().message())));
   const bool left = !report->remaining.empty();
   if (!args.dry_run) {
     Status valid = InferAndCheck(&*model, left, &report->notes);
-    if (!valid.ok()) return Fail(Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
+    if (!valid.ok()) return Fail(args, Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
     namespace fs = std::filesystem;
     const fs::path in_dir = fs::absolute(args.input).parent_path(), out_dir = fs::absolute(args.output).parent_path();
     Status copied = CopyExternalData(*model, in_dir.string(), out_dir.string());
-    if (!copied.ok()) return Fail(Status(copied.code(), fmt::format("{}: {}; model not written", args.input, copied.message())));
+    if (!copied.ok()) return Fail(args, Status(copied.code(), fmt::format("{}: {}; model not written", args.input, copied.message())));
     Status saved = SaveModel(*model, args.output);
-    if (!saved.ok()) return Fail(saved);
+    if (!saved.ok()) return Fail(args, saved);
   }
   if (args.json) {
     JsonWriter json;

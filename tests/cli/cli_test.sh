@@ -64,6 +64,10 @@ expect "needs a higher opset" 1 "needs opset 19 \(target is 13; --opset 19 allow
 expect "opset lowering refused" 5 "^onnx-remap: error: .*--opset 9 is below the model's opset 13" -- rewrite "$ASINH" -o "$WORK/o.onnx" --opset 9
 check "nothing written for a refused opset" test ! -e "$WORK/o.onnx"
 
+expect "JSON error object" 3 '^\{"tool":"onnx-remap","command":"rewrite","input":"[^"]*nope.onnx","error":"[^"]*nope.onnx: no such file","exit_code":3\}$' -- rewrite "$WORK/nope.onnx" -o "$WORK/o.onnx" --json
+cp "$ASINH" "$WORK/inplace.onnx"
+expect "rewrite in place" 0 "1 rewritten, 0 left" -- rewrite "$WORK/inplace.onnx" -o "$WORK/inplace.onnx"
+expect "in-place result is clean" 0 "0 unmapped nodes" -- scan "$WORK/inplace.onnx"
 expect "usage: no output" 2 "^onnx-remap: error: .*--output" -- rewrite "$ASINH"
 expect "usage: unknown option" 2 "^onnx-remap: error: " -- rewrite "$ASINH" -o "$WORK/o.onnx" --frobnicate
 expect "unwritable output" 6 "^onnx-remap: error: $WORK/no/such/dir/o.onnx: folder .* does not exist" -- rewrite "$ASINH" -o "$WORK/no/such/dir/o.onnx"
