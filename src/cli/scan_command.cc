@@ -11,7 +11,7 @@
 #include "cli/rule_loading.h"
 #include "engine/engine.h"
 #include "model/model_loader.h"
-#include "saver/opset_raise.h"
+#include "model/opset_import.h"
 
 namespace remap::cli {
 

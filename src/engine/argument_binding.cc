@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/constant_reader.h"
+#include "model/opset_import.h"
 
 namespace remap {
 
@@ -43,7 +44,7 @@ void ResolveConstant(const std::string& name, const GraphIndex& index, BoundArgu
       }
       break;
     case Producer::Kind::kNode:
-      if (p.node && p.node->op_type() == "Constant" && (p.node->domain().empty() || p.node->domain() == "ai.onnx")) {
+      if (p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
         if (!ConstantNodeValue(*p.node, &raw, &why)) {
           b->not_constant = why;
           return;

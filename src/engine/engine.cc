@@ -9,6 +9,7 @@
 #include "engine/node_form.h"
 #include "engine/node_matcher.h"
 #include "model/graph_index.h"
+#include "model/opset_import.h"
 #include "model/shape_inference.h"
 #include "rewrite/node_list_editor.h"
 #include "saver/opset_raise.h"
@@ -112,7 +113,7 @@ class TreeRewriter {
 std::map<std::string, int64_t> NonDefaultImports(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {
   std::map<std::string, int64_t> out;
   for (const auto& op : ops) {
-    if (!op.domain().empty() && op.domain() != "ai.onnx") out[op.domain()] = op.version();
+    if (!IsDefaultDomain(op.domain())) out[op.domain()] = op.version();
   }
   return out;
 }
@@ -203,7 +204,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   }
   std::set<std::string> drop;
   for (const std::string& d : rewritten_domains) {
-    if (!d.empty() && d != "ai.onnx" && !used.count(d)) drop.insert(d);
+    if (!IsDefaultDomain(d) && !used.count(d)) drop.insert(d);
   }
   DropImports(model->mutable_opset_import(), drop);
   for (auto& f : *model->mutable_functions()) DropImports(f.mutable_opset_import(), drop);

@@ -4,6 +4,7 @@
 
 #include <onnx/defs/schema.h>
 
+#include "model/opset_import.h"
 #include "rules/rule_set.h"
 #include "saver/opset_changes.h"
 
@@ -19,8 +20,6 @@ const std::string* StringAttr(const onnx::NodeProto& node, const char* name) {
   }
   return nullptr;
 }
-
-bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 // Default-domain ops known to ONNX 1.12's registry or introduced later (our table).
 bool IsKnownOnnxOp(const std::string& op_type) {
@@ -77,7 +76,7 @@ NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& contex
 }
 
 std::string OpName(const onnx::NodeProto& node) {
-  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  if (IsDefaultDomain(node.domain())) return node.op_type();
   return node.domain() + "::" + node.op_type();
 }
 

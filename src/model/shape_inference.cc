@@ -4,6 +4,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "model/opset_import.h"
+
 namespace remap {
 
 int KnownIrVersion() { return onnx::Version::IR_VERSION; }
@@ -14,26 +16,15 @@ int KnownDefaultOpset() {
   return it == map.end() ? 0 : it->second.second;
 }
 
-namespace {
-
-int DefaultOpsetOf(const onnx::ModelProto& model) {
-  for (const auto& op : model.opset_import()) {
-    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
-  }
-  return 0;
-}
-
-}  // namespace
-
 bool WithinKnownRange(const onnx::ModelProto& model) {
-  return model.ir_version() <= KnownIrVersion() && DefaultOpsetOf(model) <= KnownDefaultOpset();
+  return model.ir_version() <= KnownIrVersion() && DefaultOpset(model.opset_import()) <= KnownDefaultOpset();
 }
 
 bool InferShapesInPlace(onnx::ModelProto* model, std::string* note) {
   if (!WithinKnownRange(*model)) {
     *note = fmt::format("shape inference and the ONNX checker were skipped: the model is IR {} / opset {}, "
                         "newer than the linked ONNX library knows (IR {} / opset {})",
-                        model->ir_version(), DefaultOpsetOf(*model), KnownIrVersion(), KnownDefaultOpset());
+                        model->ir_version(), DefaultOpset(model->opset_import()), KnownIrVersion(), KnownDefaultOpset());
     return false;
   }
   try {

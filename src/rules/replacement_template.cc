@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 #include <onnx/defs/parser.h>
 
+#include "model/opset_import.h"
+
 namespace remap {
 
 namespace {
@@ -163,7 +165,7 @@ bool ReplacementTemplate::Compile(const std::string& text, const Signature& sign
       if (signature.Find(o)) return fail(FindWord(text, o), fmt::format("output '{}' has the name of an argument", o));
       if (!defined.insert(o).second) return fail(FindWord(text, o), fmt::format("'{}' is assigned twice", o));
     }
-    if (!node.domain().empty() && node.domain() != "ai.onnx") out->domains_.insert(node.domain());
+    if (!IsDefaultDomain(node.domain())) out->domains_.insert(node.domain());
   }
   for (const std::string& ret : signature.returns) {
     if (!defined.count(ret))

@@ -7,6 +7,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include "model/opset_import.h"
 #include "proto/rules.pb.h"
 
 namespace remap {
@@ -129,7 +130,7 @@ class RuleCompiler {
       for (int d = 0; d < a.import_size(); ++d) {
         const auto& imp = a.import(d);
         SourceLocation iat = FieldAt(atree, adesc->FindFieldByName("import"), at, d);
-        if (imp.domain().empty() || imp.domain() == "ai.onnx")
+        if (IsDefaultDomain(imp.domain()))
           Error(iat, "the default domain's version is min_opset, not an import");
         else if (imp.version() < 1)
           Error(iat, fmt::format("import of '{}' needs a version of 1 or more", imp.domain()));

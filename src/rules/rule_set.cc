@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "model/opset_import.h"
 #include "rules/builtin_rules.h"
 #include "rules/rule_parser.h"
 
@@ -22,7 +23,7 @@ std::string NodeMatch::Describe() const {
 
 std::string MatchKeyAten(const std::string& aten_operator) { return "aten\x1f" + aten_operator; }
 std::string MatchKeyOp(const std::string& domain, const std::string& op_type) {
-  return (domain == "ai.onnx" ? std::string() : domain) + "\x1f" + op_type;
+  return (IsDefaultDomain(domain) ? std::string() : domain) + "\x1f" + op_type;
 }
 std::string MatchKeyOf(const NodeMatch& m) { return m.aten.empty() ? MatchKeyOp(m.domain, m.op_type) : MatchKeyAten(m.aten); }
 

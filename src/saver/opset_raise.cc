@@ -4,18 +4,17 @@
 #include <fmt/ranges.h>
 
 #include "model/graph_index.h"
+#include "model/opset_import.h"
 #include "saver/opset_changes.h"
 
 namespace remap {
 
 namespace {
 
-bool IsDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
 void CollectChanges(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, int from, int to,
                     std::vector<std::string>* out) {
   for (const auto& node : nodes) {
-    if (IsDefault(node.domain())) {
+    if (IsDefaultDomain(node.domain())) {
       for (const OpsetChange* c : ChangesBetween(node.op_type(), from, to)) {
         if (c->kind == ChangeKind::kSemantic) {
           out->push_back(fmt::format("'{}' ({} changes at opset {}: {})", node.name(), node.op_type(), c->since_version, c->note));
@@ -28,13 +27,6 @@ void CollectChanges(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& n
 }
 
 }  // namespace
-
-int DefaultOpset(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
-  for (const auto& op : imports) {
-    if (IsDefault(op.domain())) return static_cast<int>(op.version());
-  }
-  return 0;
-}
 
 int MinIrVersionForOpset(int opset) {
   if (opset >= 23) return 11;
@@ -70,7 +62,7 @@ Status CheckDefaultOpsetRaise(const onnx::ModelProto& model, int from, int to) {
 void RaiseDefaultOpset(onnx::ModelProto* model, int to) {
   auto raise = [to](google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* imports) {
     for (auto& op : *imports) {
-      if (IsDefault(op.domain())) {
+      if (IsDefaultDomain(op.domain())) {
         op.set_version(to);
         return;
       }

@@ -8,9 +8,6 @@
 
 namespace remap {
 
-// The default-domain opset a model (or function) imports; 0 when none.
-int DefaultOpset(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports);
-
 // Refuses, naming the nodes that would change meaning, when raising from
 // `from` to `to` is unsafe.
 Status CheckDefaultOpsetRaise(const onnx::ModelProto& model, int from, int to);

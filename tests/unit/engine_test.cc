@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/engine.h"
-#include "saver/opset_raise.h"
+#include "model/opset_import.h"
 #include "test_models.h"
 
 using namespace remap;

@@ -7,13 +7,10 @@
 
 #include <onnx/defs/schema.h>
 
+#include "model/opset_import.h"
 #include "saver/opset_changes.h"
 
-namespace {
-
-bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
-
-}  // namespace
+using remap::IsDefaultDomain;
 
 TEST_CASE("opset_changes: every ONNX 1.12 default-domain schema up to opset 17 has its row", "[opset_changes]") {
   const std::vector<onnx::OpSchema> schemas = onnx::OpSchemaRegistry::get_all_schemas_with_history();
