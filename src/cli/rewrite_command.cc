@@ -45,10 +45,10 @@ int RunRewrite(const RewriteArgs& args) {
   if (!report) return Fail(args, Status(report.status().code(), fmt::format("{}: {}", args.input, report.status().message())));
   const bool left = !report->remaining.empty();
   if (!args.dry_run) {
-    Status valid = InferAndCheck(&*model, left, &report->notes);
-    if (!valid.ok()) return Fail(args, Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
     namespace fs = std::filesystem;
     const fs::path in_dir = fs::absolute(args.input).parent_path(), out_dir = fs::absolute(args.output).parent_path();
+    Status valid = InferAndCheck(&*model, in_dir.string(), left, &report->notes);
+    if (!valid.ok()) return Fail(args, Status(valid.code(), fmt::format("{}: {}; nothing written", args.input, valid.message())));
     Status copied = CopyExternalData(*model, in_dir.string(), out_dir.string());
     if (!copied.ok()) return Fail(args, Status(copied.code(), fmt::format("{}: {}; model not written", args.input, copied.message())));
     Status saved = SaveModel(*model, args.output);

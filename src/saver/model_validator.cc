@@ -1,13 +1,39 @@
 #include "saver/model_validator.h"
 
 #include <fmt/format.h>
+#include <unordered_map>
+
 #include <onnx/checker.h>
 
 #include "model/shape_inference.h"
 
 namespace remap {
 
-Status InferAndCheck(onnx::ModelProto* model, bool unmapped_remain, std::vector<std::string>* notes) {
+namespace {
+
+// onnx::checker::check_model(ModelProto) resolves external data against the
+// working directory; this is the same check with the model's folder set, as
+// check_model(path) does, but without reading the file again.
+void CheckModelIn(const onnx::ModelProto& model, const std::string& model_dir) {
+  namespace checker = onnx::checker;
+  if (model.ir_version() == 0) fail_check("The model does not have an ir_version set properly.");
+  if (model.ir_version() > onnx::Version::IR_VERSION) fail_check("Your model ir_version is higher than the checker's.");
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& op : model.opset_import()) opsets[op.domain()] = static_cast<int>(op.version());
+  if (opsets.empty()) fail_check("model with IR version >= 3 must specify opset_import for ONNX");
+  checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model.ir_version()));
+  ctx.set_opset_imports(opsets);
+  ctx.set_model_dir(model_dir);
+  checker::LexicalScopeContext lex;
+  checker::check_graph(model.graph(), ctx, lex);
+  if (model.ir_version() >= 8) checker::check_model_local_functions(model, ctx, lex);
+}
+
+}  // namespace
+
+Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool unmapped_remain,
+                     std::vector<std::string>* notes) {
   std::string note;
   if (!InferShapesInPlace(model, &note)) {
     notes->push_back(note);
@@ -19,7 +45,7 @@ Status InferAndCheck(onnx::ModelProto* model, bool unmapped_remain, std::vector<
     return Status::Ok();
   }
   try {
-    onnx::checker::check_model(*model);
+    CheckModelIn(*model, model_dir);
   } catch (const std::exception& e) {
     std::string what = e.what();
     return Status(ErrorCode::kValidationFailed,

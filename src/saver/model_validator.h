@@ -13,7 +13,9 @@ namespace remap {
 
 // Infers shapes into `model` and checks it. Appends plain notes on what was
 // skipped and why. The checker runs only when no unmapped node remains (it
-// would just reject those); its rejection then is an error.
-Status InferAndCheck(onnx::ModelProto* model, bool unmapped_remain, std::vector<std::string>* notes);
+// would just reject those); its rejection then is an error. External data is
+// looked up relative to `model_dir`, the folder the model was read from.
+Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool unmapped_remain,
+                     std::vector<std::string>* notes);
 
 }  // namespace remap
