@@ -5,13 +5,21 @@
 #include <fmt/format.h>
 #include <onnx/defs/schema.h>
 
+#include "engine/constant_reader.h"
+#include "model/opset_import.h"
 #include "rewrite/attribute_from_value.h"
+#include "rules/fragment.h"
 
 namespace remap {
 
 namespace {
 
 using AP = onnx::AttributeProto;
+
+constexpr int kMaxFragmentDepth = 16;
+// Bounds what one node's rewrite may produce (a rule looping over a huge
+// constant must not exhaust memory).
+constexpr size_t kMaxEmittedNodes = 100000;
 
 // The attribute type the operator's schema declares, when ONNX 1.12 knows it.
 AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr, int opset) {
@@ -20,6 +28,390 @@ AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr
   auto it = schema->attributes().find(attr);
   return it == schema->attributes().end() ? AP::UNDEFINED : static_cast<AP::AttributeType>(it->second.type);
 }
+
+struct FrameArg {
+  Value value;
+  std::string graph_name;    // the graph value feeding it; "" for attributes, defaults and None
+  std::string not_constant;  // why a scalar has no value
+};
+
+// One instantiation of a template: the rule's replacement for a node, or one
+// fragment call inside it.
+struct Frame {
+  const ReplacementTemplate* tpl = nullptr;
+  const StringSource* source = nullptr;
+  std::unordered_map<std::string, FrameArg> args;
+  std::vector<std::string> return_names;                 // template names of the returns
+  std::unordered_map<std::string, std::string> returns;  // template name -> graph name
+  std::unordered_map<std::string, bool> assigned;        // returns assigned so far
+  std::vector<std::pair<std::string, Value>> vars;       // @for / @let, innermost last
+  // Template name -> graph name; [0] the frame's own scope, then one per open subgraph.
+  std::vector<std::unordered_map<std::string, std::string>> scopes{1};
+};
+
+class Instantiator {
+ public:
+  Instantiator(const std::string& base, int target_opset, GraphIndex* index)
+      : base_(base), opset_(target_opset), index_(index) {}
+
+  bool Run(Frame* frame, std::vector<onnx::NodeProto>* out) {
+    if (!EmitItems(frame->tpl->items(), frame, out)) return false;
+    for (const std::string& ret : frame->return_names) {
+      if (!frame->assigned[ret])
+        return Fail(frame, frame->source->field(),
+                    fmt::format("the replacement did not assign '{}' for these arguments", ret));
+    }
+    return true;
+  }
+
+  const EmitFailure& failure() const { return failure_; }
+
+ private:
+  bool Fail(const Frame* frame, const SourceLocation& at, std::string message) {
+    (void)frame;
+    if (failure_.message.empty()) failure_ = EmitFailure{std::move(message), at};
+    return false;
+  }
+  bool FailAt(const Frame* frame, size_t offset, std::string message) {
+    return Fail(frame, frame->source->Locate(offset), std::move(message));
+  }
+
+  bool Evaluate(Frame* frame, size_t k, Value* out) {
+    auto lookup = [frame](const std::string& n, Value* o, std::string* why) {
+      for (auto it = frame->vars.rbegin(); it != frame->vars.rend(); ++it) {
+        if (it->first == n) {
+          *o = it->second;
+          return true;
+        }
+      }
+      auto a = frame->args.find(n);
+      if (a == frame->args.end()) {
+        *why = fmt::format("'{}' is not bound", n);
+        return false;
+      }
+      if (!a->second.not_constant.empty()) {
+        *why = fmt::format("argument '{}' is not a constant: {}", n, a->second.not_constant);
+        return false;
+      }
+      *o = a->second.value;
+      return true;
+    };
+    ExprError e;
+    if (!frame->tpl->expressions()[k].Evaluate(lookup, out, &e))
+      return FailAt(frame, frame->tpl->expression_offset(k) + e.offset, e.message);
+    return true;
+  }
+
+  bool EmitItems(const std::vector<TemplateItem>& items, Frame* frame, std::vector<onnx::NodeProto>* out) {
+    const size_t vars_size = frame->vars.size();
+    for (const TemplateItem& item : items) {
+      switch (item.kind) {
+        case TemplateItem::Kind::kNodes:
+          for (const onnx::NodeProto& t : item.nodes) {
+            if (!EmitNode(t, frame, out)) return false;
+          }
+          break;
+        case TemplateItem::Kind::kLet: {
+          Value v;
+          if (!Evaluate(frame, item.expr, &v)) return false;
+          frame->vars.emplace_back(item.var, std::move(v));
+          break;
+        }
+        case TemplateItem::Kind::kFor: {
+          Value seq;
+          if (!Evaluate(frame, item.expr, &seq)) return false;
+          if (seq.kind != Value::Kind::kList)
+            return FailAt(frame, frame->tpl->expression_offset(item.expr),
+                          fmt::format("@for needs a list, got {}", ToString(seq)));
+          for (const Value& element : seq.list) {
+            frame->vars.emplace_back(item.var, element);
+            bool ok = EmitItems(item.body, frame, out);
+            frame->vars.pop_back();
+            if (!ok) return false;
+          }
+          break;
+        }
+        case TemplateItem::Kind::kIf:
+          for (const auto& branch : item.branches) {
+            bool take = true;
+            if (branch.has_condition) {
+              Value c;
+              if (!Evaluate(frame, branch.condition, &c)) return false;
+              std::string why;
+              take = Truthy(c, &why);
+              if (!why.empty()) return FailAt(frame, frame->tpl->expression_offset(branch.condition), why);
+            }
+            if (take) {
+              if (!EmitItems(branch.items, frame, out)) return false;
+              break;
+            }
+          }
+          break;
+      }
+    }
+    frame->vars.resize(vars_size);
+    return true;
+  }
+
+  // The template name a (possibly interpolated) name stands for, or, for a
+  // whole ${...} giving tensors or None, the graph names themselves.
+  bool ResolveName(const std::string& name, Frame* frame, std::string* text, std::vector<std::string>* direct,
+                   bool* is_direct) {
+    *is_direct = false;
+    std::vector<NamePart> parts = SplitName(name);
+    if (parts.size() == 1 && !parts[0].is_expression) {
+      *text = name;
+      return true;
+    }
+    text->clear();
+    for (const NamePart& part : parts) {
+      if (!part.is_expression) {
+        *text += part.text;
+        continue;
+      }
+      Value v;
+      if (!Evaluate(frame, part.expr, &v)) return false;
+      const size_t at = frame->tpl->expression_offset(part.expr);
+      if (parts.size() == 1 && (v.kind == Value::Kind::kTensor || v.kind == Value::Kind::kNone ||
+                                (v.kind == Value::Kind::kList && !v.list.empty() && v.list[0].kind == Value::Kind::kTensor))) {
+        *is_direct = true;
+        const std::vector<Value> items = v.kind == Value::Kind::kList ? v.list : std::vector<Value>{v};
+        for (const Value& item : items) {
+          if (item.kind == Value::Kind::kTensor) direct->push_back(item.s);
+          else if (item.kind == Value::Kind::kNone) direct->push_back("");
+          else return FailAt(frame, at, fmt::format("a tensor list holds {}", ToString(item)));
+        }
+        return true;
+      }
+      if (v.kind == Value::Kind::kInt) *text += std::to_string(v.i);
+      else if (v.kind == Value::Kind::kString) *text += v.s;
+      else return FailAt(frame, at, fmt::format("a name is built from ints and strings, not {}", ToString(v)));
+    }
+    return true;
+  }
+
+  // Graph names for one input of a template node (several for a spread list).
+  bool ResolveInput(const std::string& name, Frame* frame, std::vector<std::string>* out) {
+    if (name.empty()) {
+      out->push_back("");
+      return true;
+    }
+    std::string text;
+    bool direct = false;
+    if (!ResolveName(name, frame, &text, out, &direct)) return false;
+    if (direct) return true;
+    for (auto s = frame->scopes.rbegin(); s != frame->scopes.rend(); ++s) {
+      auto it = s->find(text);
+      if (it != s->end()) {
+        out->push_back(it->second);
+        return true;
+      }
+    }
+    auto r = frame->returns.find(text);
+    if (r != frame->returns.end() && frame->assigned[text]) {
+      out->push_back(r->second);
+      return true;
+    }
+    auto a = frame->args.find(text);
+    if (a != frame->args.end()) {
+      const FrameArg& arg = a->second;
+      if (arg.graph_name.empty() && !arg.value.is_none())
+        return Fail(frame, frame->source->field(),
+                    fmt::format("argument '{}' came from an attribute or default, so it has no graph value to use as "
+                                "an input; use ${{{}}} as an attribute (e.g. of a Constant)", text, text));
+      out->push_back(arg.graph_name);
+      return true;
+    }
+    return Fail(frame, frame->source->field(), fmt::format("'{}' is used before it is assigned", text));
+  }
+
+  // A graph name for an output of a template node, defining the template name.
+  bool DefineOutput(const std::string& name, Frame* frame, std::string* graph_name) {
+    std::string text;
+    std::vector<std::string> direct;
+    bool is_direct = false;
+    if (!ResolveName(name, frame, &text, &direct, &is_direct)) return false;
+    if (is_direct) return Fail(frame, frame->source->field(), "an output name cannot be a tensor argument");
+    for (const auto& s : frame->scopes) {
+      if (s.count(text)) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
+    }
+    if (frame->args.count(text))
+      return Fail(frame, frame->source->field(), fmt::format("output '{}' has the name of an argument", text));
+    auto r = frame->returns.find(text);
+    if (r != frame->returns.end() && frame->scopes.size() == 1) {
+      if (frame->assigned[text]) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
+      frame->assigned[text] = true;
+      *graph_name = r->second;
+      return true;
+    }
+    *graph_name = index_->FreshValueName(base_ + "/" + text);
+    frame->scopes.back()[text] = *graph_name;
+    return true;
+  }
+
+  bool EmitNode(const onnx::NodeProto& t, Frame* frame, std::vector<onnx::NodeProto>* out) {
+    if (++emitted_ > kMaxEmittedNodes)
+      return Fail(frame, frame->source->field(), fmt::format("the replacement emits more than {} nodes", kMaxEmittedNodes));
+    if (const Fragment* fragment = frame->tpl->FragmentCall(t)) return ExpandFragment(t, *fragment, frame, out);
+    onnx::NodeProto n;
+    n.set_op_type(t.op_type());
+    if (!t.domain().empty()) n.set_domain(t.domain());
+    if (!t.doc_string().empty()) n.set_doc_string(t.doc_string());
+    n.set_name(index_->FreshNodeName(base_ + "/" + t.op_type()));
+    for (const std::string& in : t.input()) {
+      std::vector<std::string> names;
+      if (!ResolveInput(in, frame, &names)) return false;
+      for (auto& name : names) n.add_input(std::move(name));
+    }
+    for (const AP& a : t.attribute()) {
+      size_t k;
+      if (!a.ref_attr_name().empty() && ParseExpressionRefName(a.ref_attr_name(), &k)) {
+        Value v;
+        if (!Evaluate(frame, k, &v)) return false;
+        if (v.is_none()) continue;  // an expression giving None drops the attribute
+        AP* attr = n.add_attribute();
+        attr->set_name(a.name());
+        std::string why;
+        if (!ToAttribute(v, DeclaredType(n, a.name(), opset_), attr, &why))
+          return FailAt(frame, frame->tpl->expression_offset(k), why);
+        continue;
+      }
+      AP* attr = n.add_attribute();
+      *attr = a;
+      if (a.has_g()) {
+        attr->clear_g();
+        if (!InstantiateGraph(a.g(), frame, attr->mutable_g())) return false;
+      }
+      if (a.graphs_size() > 0) {
+        attr->clear_graphs();
+        for (const auto& g : a.graphs()) {
+          if (!InstantiateGraph(g, frame, attr->add_graphs())) return false;
+        }
+      }
+    }
+    for (const std::string& o : t.output()) {
+      std::string graph_name;
+      if (!o.empty() && !DefineOutput(o, frame, &graph_name)) return false;
+      n.add_output(graph_name);
+    }
+    out->push_back(std::move(n));
+    return true;
+  }
+
+  // A subgraph body: its own names are fresh in a scope of their own; names of
+  // the scopes around it are captured as ONNX allows.
+  bool InstantiateGraph(const onnx::GraphProto& g, Frame* frame, onnx::GraphProto* out) {
+    frame->scopes.emplace_back();
+    out->set_name(g.name());
+    bool ok = true;
+    for (const auto& vi : g.input()) {
+      onnx::ValueInfoProto* nvi = out->add_input();
+      *nvi = vi;
+      std::string graph_name;
+      ok = ok && DefineOutput(vi.name(), frame, &graph_name);
+      nvi->set_name(graph_name);
+    }
+    std::vector<onnx::NodeProto> nodes;
+    for (const auto& n : g.node()) ok = ok && EmitNode(n, frame, &nodes);
+    for (auto& n : nodes) *out->add_node() = std::move(n);
+    for (const auto& vi : g.output()) {
+      onnx::ValueInfoProto* nvi = out->add_output();
+      *nvi = vi;
+      std::vector<std::string> names;
+      ok = ok && ResolveInput(vi.name(), frame, &names);
+      if (ok && names.size() != 1) ok = Fail(frame, frame->source->field(), "a subgraph output names one value");
+      if (ok) nvi->set_name(names[0]);
+    }
+    frame->scopes.pop_back();
+    return ok;
+  }
+
+  bool ExpandFragment(const onnx::NodeProto& call, const Fragment& fragment, Frame* caller, std::vector<onnx::NodeProto>* out) {
+    if (++depth_ > kMaxFragmentDepth)
+      return Fail(caller, caller->source->field(), fmt::format("fragments nest deeper than {} calls", kMaxFragmentDepth));
+    Frame callee;
+    callee.tpl = &fragment.replacement;
+    callee.source = fragment.replace_source.get();
+    std::vector<std::string> inputs;
+    for (const std::string& in : call.input()) {
+      if (!ResolveInput(in, caller, &inputs)) return false;
+    }
+    std::vector<bool> attr_used(static_cast<size_t>(call.attribute_size()), false);
+    size_t next_input = 0;
+    for (const Argument& arg : fragment.signature.args) {
+      FrameArg fa;
+      if (IsTensorType(arg.type)) {
+        if (next_input < inputs.size()) {
+          fa.graph_name = inputs[next_input++];
+          if (!fa.graph_name.empty()) {
+            TensorType type = index_->TypeOf(fa.graph_name);
+            fa.value = Value::Tensor(fa.graph_name, type.elem_type, type.rank);
+          }
+        } else if (!arg.optional) {
+          return Fail(caller, caller->source->field(),
+                      fmt::format("fragment {} needs input '{}'", fragment.name, arg.name));
+        }
+      } else {
+        int found = -1;
+        for (int k = 0; k < call.attribute_size(); ++k) {
+          if (call.attribute(k).name() == arg.name) found = k;
+        }
+        if (found >= 0) {
+          attr_used[static_cast<size_t>(found)] = true;
+          const AP& a = call.attribute(found);
+          Value raw;
+          size_t k;
+          std::string why;
+          if (!a.ref_attr_name().empty() && ParseExpressionRefName(a.ref_attr_name(), &k)) {
+            if (!Evaluate(caller, k, &raw)) return false;
+          } else if (!AttributeToValue(a, &raw, &why)) {
+            return Fail(caller, caller->source->field(), why);
+          }
+          if (!raw.is_none() && !CoerceToArgument(raw, arg, &fa.value, &why))
+            return Fail(caller, caller->source->field(), fmt::format("fragment {}: {}", fragment.name, why));
+        } else if (arg.default_value) {
+          fa.value = *arg.default_value;
+        } else if (!arg.optional) {
+          return Fail(caller, caller->source->field(),
+                      fmt::format("fragment {} needs attribute '{}'", fragment.name, arg.name));
+        }
+      }
+      callee.args[arg.name] = std::move(fa);
+    }
+    if (next_input < inputs.size())
+      return Fail(caller, caller->source->field(),
+                  fmt::format("fragment {} takes {} inputs, the call gives {}", fragment.name, next_input, inputs.size()));
+    for (int k = 0; k < call.attribute_size(); ++k) {
+      if (!attr_used[static_cast<size_t>(k)])
+        return Fail(caller, caller->source->field(),
+                    fmt::format("fragment {} has no argument '{}'", fragment.name, call.attribute(k).name()));
+    }
+    const auto& returns = fragment.signature.returns;
+    if (static_cast<size_t>(call.output_size()) > returns.size())
+      return Fail(caller, caller->source->field(),
+                  fmt::format("fragment {} returns {} values, the call takes {}", fragment.name, returns.size(), call.output_size()));
+    for (size_t k = 0; k < returns.size(); ++k) {
+      std::string graph_name;
+      if (k < static_cast<size_t>(call.output_size()) && !call.output(static_cast<int>(k)).empty()) {
+        if (!DefineOutput(call.output(static_cast<int>(k)), caller, &graph_name)) return false;
+      } else {
+        graph_name = index_->FreshValueName(base_ + "/" + returns[k]);
+      }
+      callee.return_names.push_back(returns[k]);
+      callee.returns[returns[k]] = graph_name;
+    }
+    bool ok = Run(&callee, out);
+    --depth_;
+    return ok;
+  }
+
+  const std::string base_;
+  const int opset_;
+  GraphIndex* index_;
+  EmitFailure failure_;
+  int depth_ = 0;
+  size_t emitted_ = 0;
+};
 
 }  // namespace
 
@@ -41,70 +433,23 @@ bool EvaluateGuard(const Alternative& alt, const Binding& binding, bool* result,
 
 bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
                      int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, EmitFailure* failure) {
-  const ReplacementTemplate& tpl = alt.replacement;
   const std::string base = node.name().empty() ? rule.id : node.name();
-  // Evaluate every ${expr} once.
-  std::vector<Value> values(tpl.expressions().size());
-  auto lookup = [&](const std::string& n, Value* o, std::string* w) { return binding.Lookup(n, o, w); };
-  for (size_t k = 0; k < values.size(); ++k) {
-    ExprError e;
-    if (!tpl.expressions()[k].Evaluate(lookup, &values[k], &e)) {
-      *failure = EmitFailure{e.message, alt.replace_source->Locate(tpl.expression_offset(k) + e.offset)};
-      return false;
-    }
-  }
-  // Name mapping.
-  std::unordered_map<std::string, std::string> rename;
-  for (const BoundArgument& b : binding.args()) rename[b.arg->name] = b.input;
+  Frame frame;
+  frame.tpl = &alt.replacement;
+  frame.source = alt.replace_source.get();
+  for (const BoundArgument& b : binding.args()) frame.args[b.arg->name] = FrameArg{b.value, b.input, b.not_constant};
   const auto& returns = rule.signature.returns;
   for (size_t k = 0; k < returns.size(); ++k) {
     int out_index = static_cast<int>(k);
     bool has_output = out_index < node.output_size() && !node.output(out_index).empty();
-    rename[returns[k]] = has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k]);
+    frame.return_names.push_back(returns[k]);
+    frame.returns[returns[k]] = has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k]);
   }
-  for (const std::string& local : tpl.locals()) rename[local] = index->FreshValueName(base + "/" + local);
-
+  Instantiator instantiator(base, target_opset, index);
   std::vector<onnx::NodeProto> emitted;
-  emitted.reserve(tpl.nodes().size());
-  for (const onnx::NodeProto& t : tpl.nodes()) {
-    onnx::NodeProto n = t;
-    n.set_name(index->FreshNodeName(base + "/" + t.op_type()));
-    for (int k = 0; k < n.input_size(); ++k) {
-      const std::string& in = n.input(k);
-      if (in.empty()) continue;
-      const BoundArgument* b = binding.Find(in);
-      if (b && b->input.empty() && !b->value.is_none()) {
-        *failure = EmitFailure{fmt::format("argument '{}' came from an attribute or default, so it has no graph value "
-                                           "to use as an input; use ${{{}}} as an attribute (e.g. of a Constant)", in, in),
-                               alt.replace_source->field()};
-        return false;
-      }
-      n.set_input(k, rename.at(in));
-    }
-    for (int k = 0; k < n.output_size(); ++k) {
-      if (!n.output(k).empty()) n.set_output(k, rename.at(n.output(k)));
-    }
-    // Resolve ${expr} attributes; an expression giving None drops the attribute.
-    auto* attrs = n.mutable_attribute();
-    for (int k = attrs->size() - 1; k >= 0; --k) {
-      AP* attr = attrs->Mutable(k);
-      size_t expr_index;
-      if (attr->ref_attr_name().empty() || !ParseExpressionRefName(attr->ref_attr_name(), &expr_index)) continue;
-      const Value& v = values[expr_index];
-      if (v.is_none()) {
-        attrs->DeleteSubrange(k, 1);  // a handful of attributes per node: not a hot path
-        continue;
-      }
-      std::string name = attr->name();
-      attr->Clear();
-      attr->set_name(name);
-      std::string why;
-      if (!ToAttribute(v, DeclaredType(n, name, target_opset), attr, &why)) {
-        *failure = EmitFailure{why, alt.replace_source->Locate(tpl.expression_offset(expr_index))};
-        return false;
-      }
-    }
-    emitted.push_back(std::move(n));
+  if (!instantiator.Run(&frame, &emitted)) {
+    *failure = instantiator.failure();
+    return false;
   }
   *out = std::move(emitted);
   return true;

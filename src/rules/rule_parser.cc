@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
+#include <onnx/defs/schema.h>
 
 #include "model/opset_import.h"
 #include "proto/rules.pb.h"
@@ -159,7 +160,50 @@ class RuleCompiler {
     return rule;
   }
 
+  std::unique_ptr<Fragment> CompileFragment(const rulefile::Fragment& msg, const pb::TextFormat::ParseInfoTree* tree,
+                                            SourceLocation where) {
+    auto fragment = std::make_unique<Fragment>();
+    fragment->location = where;
+    fragment->name = msg.name();
+    fragment->doc = msg.doc();
+    size_t errors_before = errors_->size();
+    const auto* desc = msg.GetDescriptor();
+    SourceLocation name_at = FieldAt(tree, desc->FindFieldByName("name"), where);
+    if (!ValidFragmentName(msg.name()))
+      Error(name_at, msg.name().empty() ? "fragment has no name"
+                                        : fmt::format("fragment name '{}' must be CamelCase letters and digits, e.g. ErfPoly", msg.name()));
+    else if (onnx::OpSchemaRegistry::Schema(msg.name(), onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second, ""))
+      Error(name_at, fmt::format("fragment name '{}' is an ONNX operator", msg.name()));
+    auto sig_source = Source(tree, desc->FindFieldByName("signature"), where);
+    if (msg.signature().empty()) {
+      Error(where, "fragment has no signature");
+    } else {
+      SignatureError e;
+      if (!ParseSignature(msg.signature(), &fragment->signature, &e)) Error(sig_source->Locate(e.offset), "signature: " + e.message);
+      fragment->signature_text = msg.signature();
+    }
+    fragment->replace_source = Source(tree, desc->FindFieldByName("replace"), where);
+    fragment->replace_text = msg.replace();
+    if (msg.replace().empty()) {
+      Error(where, "fragment has no replace (the ONNX nodes it stands for)");
+    } else if (errors_->size() == errors_before) {
+      TemplateError e;
+      if (!ReplacementTemplate::Compile(msg.replace(), fragment->signature, &fragment->replacement, &e))
+        Error(fragment->replace_source->Locate(e.offset), "replace: " + e.message);
+    }
+    if (errors_->size() != errors_before) return nullptr;
+    return fragment;
+  }
+
  private:
+  static bool ValidFragmentName(const std::string& name) {
+    if (name.empty() || !std::isupper(static_cast<unsigned char>(name[0]))) return false;
+    for (char c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
+  }
+
   void Error(const SourceLocation& at, const std::string& message) {
     errors_->push_back(fmt::format("{}: error: {}", at.ToString(), message));
   }
@@ -200,11 +244,20 @@ RuleFileResult ParseRuleFile(const std::string& display_name, const std::string&
     if (result.errors.empty()) result.errors.push_back(fmt::format("{}: error: not a rule file", display_name));
     return result;
   }
-  if (file.rule_size() == 0) {
+  if (file.rule_size() == 0 && file.fragment_size() == 0) {
     result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule", display_name));
     return result;
   }
   RuleCompiler compiler(display_name, text, &result.errors);
+  const auto* fragment_field = file.GetDescriptor()->FindFieldByName("fragment");
+  for (int k = 0; k < file.fragment_size(); ++k) {
+    auto loc = tree.GetLocation(fragment_field, k);
+    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
+    auto fragment = compiler.CompileFragment(file.fragment(k), tree.GetTreeForNested(fragment_field, k), where);
+    if (!fragment) continue;
+    fragment->builtin = builtin;
+    result.fragments.push_back(std::move(fragment));
+  }
   const auto* rule_field = file.GetDescriptor()->FindFieldByName("rule");
   std::set<std::string> ids;
   for (int k = 0; k < file.rule_size(); ++k) {

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "rules/fragment.h"
 #include "rules/rule.h"
 
 namespace remap {
 
 struct RuleFileResult {
   std::vector<std::unique_ptr<Rule>> rules;
+  std::vector<std::unique_ptr<Fragment>> fragments;
   std::vector<std::string> errors;  // "file:line:col: error: ..."
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -36,7 +38,84 @@ void RuleSet::Add(std::vector<std::unique_ptr<Rule>> rules) {
   Reindex();
 }
 
+void RuleSet::AddFragments(std::vector<std::unique_ptr<Fragment>> fragments) {
+  for (auto& f : fragments) {
+    std::string name = f->name;
+    fragments_[name] = std::move(f);
+  }
+  Reindex();
+}
+
+const Fragment* RuleSet::FindFragment(const std::string& name) const {
+  auto it = fragments_.find(name);
+  return it == fragments_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Fragment*> RuleSet::AllFragments() const {
+  std::vector<const Fragment*> all;
+  for (const auto& [name, f] : fragments_) all.push_back(f.get());
+  std::sort(all.begin(), all.end(), [](const Fragment* a, const Fragment* b) { return a->name < b->name; });
+  return all;
+}
+
+namespace {
+
+// Points every default-domain node of `tpl` whose op_type names a fragment at it.
+void BindFragmentCalls(ReplacementTemplate* tpl, const std::unordered_map<std::string, std::unique_ptr<Fragment>>& fragments) {
+  std::set<std::string> called;
+  tpl->ForEachNode([&](const onnx::NodeProto& n) {
+    if (IsDefaultDomain(n.domain()) && fragments.count(n.op_type())) called.insert(n.op_type());
+  });
+  for (const std::string& name : called) tpl->BindFragment(name, fragments.at(name).get());
+}
+
+// Domains a template emits, through the fragments it calls.
+void CollectDomains(const ReplacementTemplate& tpl, std::set<std::string>* out, int depth = 0) {
+  out->insert(tpl.domains().begin(), tpl.domains().end());
+  if (depth > 32) return;  // a cycle; Check() reports it
+  for (const auto& [name, f] : tpl.fragment_calls()) CollectDomains(f->replacement, out, depth + 1);
+}
+
+}  // namespace
+
+void RuleSet::Check(std::vector<std::string>* errors) const {
+  // Cycles: depth-first over fragment -> fragments it calls.
+  std::map<const Fragment*, int> state;  // 1 on the stack, 2 done
+  std::function<bool(const Fragment*)> visit = [&](const Fragment* f) {
+    int& s = state[f];
+    if (s == 1) return false;
+    if (s == 2) return true;
+    s = 1;
+    for (const auto& [name, callee] : f->replacement.fragment_calls()) {
+      if (!visit(callee)) {
+        if (state[f] == 1 && errors->size() < 100)
+          errors->push_back(fmt::format("{}: error: fragment {} calls itself through {}", f->location.ToString(), f->name, name));
+        s = 2;
+        return false;
+      }
+    }
+    s = 2;
+    return true;
+  };
+  for (const auto& [name, f] : fragments_) visit(f.get());
+  for (const auto& rule : rules_) {
+    for (const Alternative& a : rule->alternatives) {
+      std::set<std::string> domains;
+      CollectDomains(a.replacement, &domains);
+      for (const std::string& d : domains) {
+        if (!a.imports.count(d))
+          errors->push_back(fmt::format("{}: error: replace emits domain '{}' (through a fragment) but the alternative has no import for it",
+                                        a.location.ToString(), d));
+      }
+    }
+  }
+}
+
 void RuleSet::Reindex() {
+  for (auto& rule : rules_) {
+    for (Alternative& a : rule->alternatives) BindFragmentCalls(&a.replacement, fragments_);
+  }
+  for (auto& [name, f] : fragments_) BindFragmentCalls(&f->replacement, fragments_);
   index_.clear();
   std::set<std::string> domains;
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
@@ -44,9 +123,7 @@ void RuleSet::Reindex() {
     for (const NodeMatch& m : (*it)->matches) {
       if (keys.insert(MatchKeyOf(m)).second) index_[MatchKeyOf(m)].push_back(it->get());
     }
-    for (const Alternative& a : (*it)->alternatives) {
-      for (const auto& d : a.replacement.domains()) domains.insert(d);
-    }
+    for (const Alternative& a : (*it)->alternatives) CollectDomains(a.replacement, &domains);
   }
   emitted_domains_.assign(domains.begin(), domains.end());
 }
@@ -73,11 +150,28 @@ std::vector<const Rule*> RuleSet::All() const {
 
 namespace {
 
-void LoadOne(const std::string& name, const std::string& text, bool builtin, RuleLoadResult* out,
-             std::vector<std::unique_ptr<Rule>>* batch) {
+struct Batch {
+  std::vector<std::unique_ptr<Rule>> rules;
+  std::vector<std::unique_ptr<Fragment>> fragments;
+};
+
+void LoadOne(const std::string& name, const std::string& text, bool builtin, RuleLoadResult* out, Batch* batch) {
   RuleFileResult file = ParseRuleFile(name, text, builtin);
   out->errors.insert(out->errors.end(), file.errors.begin(), file.errors.end());
-  for (auto& r : file.rules) batch->push_back(std::move(r));
+  for (auto& r : file.rules) batch->rules.push_back(std::move(r));
+  for (auto& f : file.fragments) batch->fragments.push_back(std::move(f));
+}
+
+void AddBatch(Batch* batch, const std::string& where, RuleLoadResult* out) {
+  std::map<std::string, const Fragment*> seen;
+  for (const auto& f : batch->fragments) {
+    auto [it, fresh] = seen.emplace(f->name, f.get());
+    if (!fresh)
+      out->errors.push_back(fmt::format("{}: error: fragment '{}' is defined twice in {} (first at {})", f->location.ToString(),
+                                        f->name, where, it->second->location.ToString()));
+  }
+  out->rules.AddFragments(std::move(batch->fragments));
+  out->rules.Add(std::move(batch->rules));
 }
 
 }  // namespace
@@ -85,9 +179,9 @@ void LoadOne(const std::string& name, const std::string& text, bool builtin, Rul
 RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
   RuleLoadResult out;
   if (builtins) {
-    std::vector<std::unique_ptr<Rule>> batch;
+    Batch batch;
     for (const auto& f : BuiltinRuleFiles()) LoadOne(f.path, f.content, true, &out, &batch);
-    out.rules.Add(std::move(batch));
+    AddBatch(&batch, "the built-in rules", &out);
   }
   for (const std::string& path : paths) {
     std::error_code ec;
@@ -103,7 +197,7 @@ RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
     } else {
       out.errors.push_back(fmt::format("{}: error: no such rule file or folder", path));
     }
-    std::vector<std::unique_ptr<Rule>> batch;
+    Batch batch;
     for (const std::string& f : files) {
       std::ifstream in(f, std::ios::binary);
       std::stringstream buffer;
@@ -116,12 +210,13 @@ RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
     }
     // Ids must be unique among the user's own rules; overriding a built-in is the point.
     std::set<std::string> seen;
-    for (const auto& r : batch) {
+    for (const auto& r : batch.rules) {
       if (!seen.insert(r->id).second)
         out.errors.push_back(fmt::format("{}: error: rule id '{}' is defined twice in {}", r->location.ToString(), r->id, path));
     }
-    out.rules.Add(std::move(batch));
+    AddBatch(&batch, path, &out);
   }
+  out.rules.Check(&out.errors);
   return out;
 }
 

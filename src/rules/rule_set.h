@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rules/fragment.h"
 #include "rules/rule.h"
 
 namespace remap {
@@ -16,10 +17,18 @@ class RuleSet {
   // Adds rules in priority order: later calls win. A rule whose id equals an
   // earlier rule's id replaces it.
   void Add(std::vector<std::unique_ptr<Rule>> rules);
+  // Adds fragments: one whose name equals an earlier fragment's replaces it.
+  void AddFragments(std::vector<std::unique_ptr<Fragment>> fragments);
+  // Load-time checks across files: fragment calls that nest in a cycle, and
+  // domains a called fragment emits that the calling alternative does not import.
+  void Check(std::vector<std::string>* errors) const;
 
   // Candidates for a node key (see MatchKey*), highest priority first.
   const std::vector<const Rule*>& Candidates(const std::string& key) const;
   const Rule* Find(const std::string& id) const;
+  const Fragment* FindFragment(const std::string& name) const;
+  // All fragments, sorted by name.
+  std::vector<const Fragment*> AllFragments() const;
   // All active rules, sorted by id.
   std::vector<const Rule*> All() const;
   // Non-default domains some replacement emits (not "unmapped" when seen).
@@ -29,6 +38,7 @@ class RuleSet {
   void Reindex();
 
   std::vector<std::unique_ptr<Rule>> rules_;  // in priority order, lowest first
+  std::unordered_map<std::string, std::unique_ptr<Fragment>> fragments_;
   std::unordered_map<std::string, std::vector<const Rule*>> index_;
   std::vector<std::string> emitted_domains_;
 };
