@@ -26,7 +26,12 @@ inline RuleSet RulesFromText(const std::string& text) {
   INFO((parsed.errors.empty() ? std::string() : parsed.errors[0]));
   REQUIRE(parsed.errors.empty());
   RuleSet set;
+  set.AddFragments(std::move(parsed.fragments));
   set.Add(std::move(parsed.rules));
+  std::vector<std::string> errors;
+  set.Check(&errors);
+  INFO((errors.empty() ? std::string() : errors[0]));
+  REQUIRE(errors.empty());
   return set;
 }
 
