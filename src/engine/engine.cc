@@ -10,7 +10,7 @@
 #include "engine/node_matcher.h"
 #include "model/graph_index.h"
 #include "model/opset_import.h"
-#include "model/shape_inference.h"
+#include "model/type_oracle.h"
 #include "rewrite/node_list_editor.h"
 #include "saver/opset_raise.h"
 
@@ -128,6 +128,13 @@ void AddImports(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* op
   }
 }
 
+std::unordered_map<std::string, int> OracleOpsets(const std::map<std::string, int64_t>& imports, int default_opset) {
+  std::unordered_map<std::string, int> out;
+  for (const auto& [domain, version] : imports) out[domain] = static_cast<int>(version);
+  out[""] = default_opset;
+  return out;
+}
+
 void CollectDomains(const NodeList& nodes, std::set<std::string>* out) {
   for (const auto& n : nodes) {
     out->insert(n.domain());
@@ -161,10 +168,6 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     if (!s.ok()) return s;
   }
 
-  // Types and ranks for rules that ask (rank(x), dtype(x)); only adds value_info.
-  std::string shape_note;
-  InferShapesInPlace(model, &shape_note);
-
   ClassifyContext classify;
   classify.emitted_domains = rules.EmittedDomains();
   for (const auto& f : model->functions()) classify.local_functions.insert(MatchKeyOp(f.domain(), f.name()));
@@ -173,8 +176,10 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   // Main graph tree.
   {
     auto imports = NonDefaultImports(model->opset_import());
-    MatchContext match{&rules, target, &imports};
     GraphIndex index = GraphIndex::ForGraph(model->graph());
+    TypeOracle oracle(&index, OracleOpsets(imports, target));
+    index.AttachTypeOracle(&oracle);
+    MatchContext match{&rules, target, &imports, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadConstants(model->mutable_graph());
@@ -185,8 +190,11 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   for (auto& f : *model->mutable_functions()) {
     auto imports = NonDefaultImports(f.opset_import());
     int f_opset = DefaultOpset(f.opset_import());
-    MatchContext match{&rules, f_opset && target == model_opset ? f_opset : target, &imports};
+    const int f_target = f_opset && target == model_opset ? f_opset : target;
     GraphIndex index = GraphIndex::ForFunction(f);
+    TypeOracle oracle(&index, OracleOpsets(imports, f_target));
+    index.AttachTypeOracle(&oracle);
+    MatchContext match{&rules, f_target, &imports, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadConstants(&f);

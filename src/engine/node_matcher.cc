@@ -114,6 +114,11 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
       continue;
     }
+    std::string type_error;
+    if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
+      refuse(fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*best), type_error));
+      continue;
+    }
     result.ok = true;
     result.rule = rule;
     result.alternative = best;

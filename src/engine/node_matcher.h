@@ -9,6 +9,7 @@
 
 #include "engine/node_form.h"
 #include "model/graph_index.h"
+#include "model/type_oracle.h"
 #include "rules/rule_set.h"
 
 namespace remap {
@@ -27,6 +28,8 @@ struct MatchContext {
   int target_opset = 0;
   // Non-default domains the model already imports, with versions.
   const std::map<std::string, int64_t>* imports = nullptr;
+  // Types replacements as they are emitted; a replacement with a type error is refused.
+  TypeOracle* oracle = nullptr;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/type_oracle.h"
+
 namespace remap {
 
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
@@ -58,11 +60,21 @@ void GraphIndex::NoteType(const onnx::ValueInfoProto& vi) {
   const auto& t = vi.type().tensor_type();
   if (t.elem_type() != 0) e.type.elem_type = t.elem_type();
   if (t.has_shape()) e.type.rank = t.shape().dim_size();
+  if (t.elem_type() != 0) e.type_proto = &vi.type();
 }
 
 TensorType GraphIndex::TypeOf(const std::string& value) const {
+  return oracle_ ? oracle_->TypeOf(value) : RecordedTypeOf(value);
+}
+
+TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
   auto it = values_.find(value);
   return it == values_.end() ? TensorType{} : it->second.type;
+}
+
+const onnx::TypeProto* GraphIndex::RecordedTypeProto(const std::string& value) const {
+  auto it = values_.find(value);
+  return it == values_.end() ? nullptr : it->second.type_proto;
 }
 
 Producer GraphIndex::ProducerOf(const std::string& value) const {

@@ -26,6 +26,8 @@ struct Producer {
   const onnx::TensorProto* initializer = nullptr;
 };
 
+class TypeOracle;
+
 class GraphIndex {
  public:
   static GraphIndex ForGraph(const onnx::GraphProto& graph);
@@ -36,7 +38,13 @@ class GraphIndex {
   int Uses(const std::string& value) const;
   void AddUse(const std::string& value) { ++values_[value].uses; }
   void RemoveUse(const std::string& value) { --values_[value].uses; }
+  // The value's type: through the TypeOracle when one is attached (it infers
+  // types the model does not record), else what the model records.
   TensorType TypeOf(const std::string& value) const;
+  // What the model records: graph input/output/value_info types, initializer headers.
+  TensorType RecordedTypeOf(const std::string& value) const;
+  const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;
+  void AttachTypeOracle(TypeOracle* oracle) { oracle_ = oracle; }
   // The value's producer was rewritten: it is no longer a known node.
   void ForgetProducer(const std::string& value) { values_[value].producer = Producer{}; }
 
@@ -49,6 +57,7 @@ class GraphIndex {
     Producer producer;
     int uses = 0;
     TensorType type;
+    const onnx::TypeProto* type_proto = nullptr;  // the model's ValueInfoProto type, when it has one
   };
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
@@ -59,6 +68,7 @@ class GraphIndex {
   std::unordered_map<std::string, Entry> values_;
   std::unordered_map<std::string, bool> node_names_;
   std::unordered_map<std::string, int> next_suffix_;
+  TypeOracle* oracle_ = nullptr;
 };
 
 // Calls f(graph) for every subgraph attribute of `node` (If branches, Loop/Scan bodies).

@@ -1,0 +1,182 @@
+#include "model/type_oracle.h"
+
+#include <algorithm>
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "model/opset_import.h"
+
+namespace remap {
+
+namespace {
+
+TensorType FromProto(const onnx::TypeProto* t) {
+  TensorType out;
+  if (!t || !t->has_tensor_type()) return out;
+  out.elem_type = t->tensor_type().elem_type();
+  if (t->tensor_type().has_shape()) out.rank = t->tensor_type().shape().dim_size();
+  return out;
+}
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// Names a subgraph reads from the scopes around it.
+void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out) {
+  std::unordered_set<std::string> own;
+  for (const auto& in : g.input()) own.insert(in.name());
+  for (const auto& init : g.initializer()) own.insert(init.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) {
+      if (!in.empty() && !own.count(in)) out->push_back(in);
+    }
+    ForEachSubgraph(n, [out](const onnx::GraphProto& sub) { CapturedNames(sub, out); });
+    for (const auto& o : n.output()) own.insert(o);
+  }
+}
+
+}  // namespace
+
+TypeOracle::TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets)
+    : index_(index), opsets_(std::move(opsets)) {
+  if (opsets_.count("ai.onnx")) opsets_[""] = opsets_["ai.onnx"];
+}
+
+TensorType TypeOracle::TypeOf(const std::string& value) {
+  TensorType recorded = index_->RecordedTypeOf(value);
+  if (recorded.elem_type != 0 && recorded.rank >= 0) return recorded;
+  TensorType inferred = FromProto(TypeProtoOf(value));
+  if (recorded.elem_type == 0) recorded.elem_type = inferred.elem_type;
+  if (recorded.rank < 0) recorded.rank = inferred.rank;
+  return recorded;
+}
+
+const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
+  auto it = inferred_.find(value);
+  if (it != inferred_.end()) return &it->second;
+  if (const onnx::TypeProto* t = index_->RecordedTypeProto(value)) return t;
+  Producer p = index_->ProducerOf(value);
+  if (p.kind == Producer::Kind::kInitializer && p.initializer) {
+    onnx::TypeProto t;
+    auto* tensor = t.mutable_tensor_type();
+    tensor->set_elem_type(p.initializer->data_type());
+    auto* shape = tensor->mutable_shape();
+    for (int64_t d : p.initializer->dims()) shape->add_dim()->set_dim_value(d);
+    return &(inferred_[value] = std::move(t));
+  }
+  return nullptr;
+}
+
+const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
+  if (const onnx::TypeProto* t = Known(value)) return t;
+  Producer p = index_->ProducerOf(value);
+  if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node)) return nullptr;
+  Resolve(p.node);
+  return Known(value);
+}
+
+// Infers `node` after the producers of its untyped inputs, depth first with an
+// explicit stack: a chain of a million nodes must not exhaust the call stack.
+void TypeOracle::Resolve(const onnx::NodeProto* node) {
+  std::vector<const onnx::NodeProto*> stack{node};
+  std::unordered_set<const onnx::NodeProto*> on_stack{node};
+  while (!stack.empty()) {
+    const onnx::NodeProto* n = stack.back();
+    bool pushed = false;
+    for (const auto& in : n->input()) {
+      if (in.empty() || Known(in)) continue;
+      Producer p = index_->ProducerOf(in);
+      if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node) || on_stack.count(p.node)) continue;
+      stack.push_back(p.node);
+      on_stack.insert(p.node);
+      pushed = true;
+    }
+    if (pushed) continue;
+    stack.pop_back();
+    on_stack.erase(n);
+    if (!visited_.insert(n).second) continue;
+    std::string ignored;
+    Infer(*n, /*strict=*/false, &ignored);
+  }
+}
+
+bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
+  auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
+  if (opset == opsets_.end()) return true;
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
+  if (!schema || !schema->has_type_and_shape_inference_function()) return true;
+
+  // InferenceContextImpl wants mutable TypeProto pointers; it only reads them.
+  std::unordered_map<std::string, onnx::TypeProto*> types;
+  std::unordered_map<std::string, const onnx::TensorProto*> data;
+  bool all_typed = true;
+  auto note_input = [&](const std::string& in) {
+    const onnx::TypeProto* t = Known(in);
+    if (!t) {
+      all_typed = false;
+      return;
+    }
+    types[in] = const_cast<onnx::TypeProto*>(t);
+    auto emitted = emitted_data_.find(in);
+    if (emitted != emitted_data_.end()) data[in] = emitted->second;
+    Producer p = index_->ProducerOf(in);
+    if (p.kind == Producer::Kind::kInitializer && p.initializer) data[in] = p.initializer;
+    if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
+      for (const auto& a : p.node->attribute()) {
+        if (a.name() == "value" && a.has_t()) data[in] = &a.t();
+      }
+    }
+  };
+  for (const auto& in : node.input()) {
+    if (!in.empty()) note_input(in);
+  }
+  onnx::NodeProto copy = node;
+  std::vector<std::string> captured;
+  ForEachSubgraph(node, [&](const onnx::GraphProto& g) { CapturedNames(g, &captured); });
+  std::unordered_map<std::string, onnx::TypeProto*> outer;
+  for (const auto& name : captured) {
+    if (const onnx::TypeProto* t = Known(name)) outer[name] = const_cast<onnx::TypeProto*>(t);
+  }
+  std::unordered_map<std::string, int> opsets(opsets_.begin(), opsets_.end());
+  onnx::shape_inference::GraphInferenceContext graph_context(outer, opsets);
+  onnx::shape_inference::InferenceContextImpl ctx(copy, types, data, {}, nullptr, &graph_context);
+  try {
+    if (all_typed) schema->CheckInputOutputType(ctx);
+    schema->GetTypeAndShapeInferenceFunction()(ctx);
+  } catch (const std::exception& e) {
+    if (strict && all_typed) {
+      *why = FirstLine(e.what());
+      return false;
+    }
+    return true;
+  }
+  for (int k = 0; k < node.output_size(); ++k) {
+    const onnx::TypeProto* t = ctx.getOutputType(static_cast<size_t>(k));
+    if (!node.output(k).empty() && t && t->value_case() != onnx::TypeProto::VALUE_NOT_SET) inferred_[node.output(k)] = *t;
+  }
+  return true;
+}
+
+bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std::string* why) {
+  // ONNX 1.12 knows operators up to its own newest opset only; above it an
+  // older schema may not describe the node, so it types but never refuses.
+  const bool strict = opsets_.count("") && opsets_.at("") <= onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
+  bool ok = true;
+  for (const auto& n : nodes) {
+    std::string node_why;
+    if (!Infer(n, strict, &node_why)) {
+      *why = node_why;
+      ok = false;
+      break;
+    }
+    if (n.op_type() == "Constant" && IsDefaultDomain(n.domain()) && n.output_size() == 1) {
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.has_t()) emitted_data_[n.output(0)] = &a.t();
+      }
+    }
+  }
+  emitted_data_.clear();
+  return ok;
+}
+
+}  // namespace remap

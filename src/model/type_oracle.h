@@ -1,0 +1,45 @@
+// Types of values the model does not record. ONNX's per-operator inference
+// runs on demand, walking back through producers only as far as a question
+// needs, and on each replacement as it is emitted, so a rule can read
+// rank()/dtype() of values computed by earlier rewrites (asinh feeding triu)
+// without a shape-inference pass over the whole model.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "model/graph_index.h"
+
+namespace remap {
+
+class TypeOracle {
+ public:
+  // `opsets`: the tree's opset imports (domain -> version; "" for the default domain).
+  TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets);
+
+  TensorType TypeOf(const std::string& value);
+  const onnx::TypeProto* TypeProtoOf(const std::string& value);
+
+  // Types the nodes of a replacement in order. False, with `why`, when ONNX's
+  // inference finds a type error in a node whose input types are all known
+  // (e.g. a float32 Constant added to a float64 input).
+  bool TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std::string* why);
+
+ private:
+  const onnx::TypeProto* Known(const std::string& value);
+  void Resolve(const onnx::NodeProto* node);
+  bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
+
+  const GraphIndex* index_;
+  std::unordered_map<std::string, int> opsets_;
+  std::unordered_map<std::string, onnx::TypeProto> inferred_;
+  std::unordered_set<const onnx::NodeProto*> visited_;
+  // Values of the Constants of the replacement being typed (not in the index yet).
+  std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
+};
+
+}  // namespace remap
