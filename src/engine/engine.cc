@@ -147,6 +147,10 @@ void DropImports(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* o
 }  // namespace
 
 Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rules, const RewriteOptions& options) {
+  const Target* runtime = options.target ? options.target : rules.FindTarget(options.target_name);
+  if (!runtime)
+    return Status(ErrorCode::kUsage,
+                  fmt::format("unknown target '{}' (known targets: {})", options.target_name, rules.TargetNames()));
   RewriteReport report;
   report.ir_before = static_cast<int>(model->ir_version());
   const int model_opset = DefaultOpset(model->opset_import());
@@ -166,14 +170,15 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   InferShapesInPlace(model, &shape_note);
 
   ClassifyContext classify;
-  classify.emitted_domains = rules.EmittedDomains();
+  classify.target = runtime;
+  classify.emitted_domains = rules.DomainsEmittedForEveryTarget();
   for (const auto& f : model->functions()) classify.local_functions.insert(MatchKeyOp(f.domain(), f.name()));
 
   std::set<std::string> rewritten_domains;
   // Main graph tree.
   {
     auto imports = NonDefaultImports(model->opset_import());
-    MatchContext match{&rules, target, &imports};
+    MatchContext match{&rules, target, &imports, runtime};
     GraphIndex index = GraphIndex::ForGraph(model->graph());
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
@@ -185,7 +190,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   for (auto& f : *model->mutable_functions()) {
     auto imports = NonDefaultImports(f.opset_import());
     int f_opset = DefaultOpset(f.opset_import());
-    MatchContext match{&rules, f_opset && target == model_opset ? f_opset : target, &imports};
+    MatchContext match{&rules, f_opset && target == model_opset ? f_opset : target, &imports, runtime};
     GraphIndex index = GraphIndex::ForFunction(f);
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));

@@ -27,6 +27,8 @@ struct MatchContext {
   int target_opset = 0;
   // Non-default domains the model already imports, with versions.
   const std::map<std::string, int64_t>* imports = nullptr;
+  // The runtime the result is for: alternatives for other targets are skipped.
+  const Target* target = nullptr;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,
