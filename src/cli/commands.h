@@ -16,6 +16,7 @@ struct RewriteArgs {
   std::string input;
   std::string output;
   std::optional<int> opset;
+  std::string target = "onnx";  // --target
   bool dry_run = false;
   bool json = false;
   RuleOptions rules;
@@ -24,12 +25,13 @@ struct RewriteArgs {
 struct ScanArgs {
   std::vector<std::string> inputs;
   std::optional<int> opset;
+  std::string target = "onnx";  // --target
   bool json = false;
   RuleOptions rules;
 };
 
 struct RulesArgs {
-  std::string action;  // list | show
+  std::string action;  // list | show | targets
   std::string id;
   std::string format = "text";  // text | json | markdown
   RuleOptions rules;

@@ -13,6 +13,10 @@ void AddRuleOptions(CLI::App* cmd, remap::cli::RuleOptions* rules) {
   cmd->add_flag("--no-builtin-rules", rules->no_builtin, "Use only the rules given with --rules");
 }
 
+void AddTargetOption(CLI::App* cmd, std::string* target) {
+  cmd->add_option("--target", *target, "Runtime the result is for (see 'onnx-remap rules targets'; default onnx)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -26,6 +30,7 @@ int main(int argc, char** argv) {
   rw->add_option("input", rewrite.input, "Model to rewrite")->required();
   auto* out_opt = rw->add_option("-o,--output", rewrite.output, "Where to write the rewritten model");
   rw->add_option("--opset", rewrite.opset, "Default-domain opset of the result (raised only when safe)")->check(CLI::Range(1, 1000));
+  AddTargetOption(rw, &rewrite.target);
   rw->add_flag("--dry-run", rewrite.dry_run, "Report what would change; write nothing");
   rw->add_flag("--json", rewrite.json, "Print the report as JSON");
   AddRuleOptions(rw, &rewrite.rules);
@@ -34,6 +39,7 @@ int main(int argc, char** argv) {
   CLI::App* sc = app.add_subcommand("scan", "List the unmapped nodes of models and the rules that cover them");
   sc->add_option("inputs", scan.inputs, "Models to scan")->required();
   sc->add_option("--opset", scan.opset, "Target opset used to pick rules")->check(CLI::Range(1, 1000));
+  AddTargetOption(sc, &scan.target);
   sc->add_flag("--json", scan.json, "Print the result as JSON");
   AddRuleOptions(sc, &scan.rules);
 
@@ -47,6 +53,9 @@ int main(int argc, char** argv) {
   show->add_option("id", rules.id, "Rule id")->required();
   show->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   AddRuleOptions(show, &rules.rules);
+  CLI::App* targets = ru->add_subcommand("targets", "The runtime targets and what each runs");
+  targets->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  AddRuleOptions(targets, &rules.rules);
 
   try {
     app.parse(argc, argv);
@@ -60,6 +69,6 @@ int main(int argc, char** argv) {
   }
   if (rw->parsed()) return RunRewrite(rewrite);
   if (sc->parsed()) return RunScan(scan);
-  rules.action = list->parsed() ? "list" : "show";
+  rules.action = list->parsed() ? "list" : targets->parsed() ? "targets" : "show";
   return RunRules(rules);
 }

@@ -37,10 +37,14 @@ int Fail(const RewriteArgs& args, const Status& s) {
 int RunRewrite(const RewriteArgs& args) {
   auto rules = LoadRulesOrReport(args.rules);
   if (!rules) return Fail(args, Status(ErrorCode::kRuleSyntax, "rule files have errors (listed above)"));
+  std::string unknown;
+  const Target* target = FindTargetOrExplain(*rules, args.target, &unknown);
+  if (!target) return Fail(args, Status(ErrorCode::kUsage, unknown));
   auto model = LoadModel(args.input);
   if (!model) return Fail(args, model.status());
   RewriteOptions options;
   options.target_opset = args.opset;
+  options.target = target;
   auto report = RewriteModel(&*model, *rules, options);
   if (!report) return Fail(args, Status(report.status().code(), fmt::format("{}: {}", args.input, report.status().message())));
   const bool left = !report->remaining.empty();
@@ -62,6 +66,7 @@ int RunRewrite(const RewriteArgs& args) {
     json.Key("input").String(args.input);
     json.Key("output");
     args.dry_run ? json.Null() : json.String(args.output);
+    json.Key("target").String(target->name);
     json.Key("opset_before").Int(report->opset_before);
     json.Key("opset_after").Int(report->opset_after);
     json.Key("ir_version_before").Int(report->ir_before);

@@ -1,6 +1,6 @@
 #include "cli/rule_loading.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace remap::cli {
 
@@ -11,6 +11,14 @@ std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options) {
     return std::nullopt;
   }
   return std::move(loaded.rules);
+}
+
+const Target* FindTargetOrExplain(const RuleSet& rules, const std::string& name, std::string* message) {
+  const Target* t = rules.FindTarget(name);
+  if (!t)
+    *message = fmt::format("unknown target '{}' (known targets: {}; see 'onnx-remap rules targets')", name,
+                           rules.TargetNames());
+  return t;
 }
 
 }  // namespace remap::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "cli/commands.h"
 #include "rules/rule_set.h"
@@ -10,5 +11,8 @@ namespace remap::cli {
 
 // Prints every rule error to stderr and returns nothing when there were any.
 std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options);
+
+// The --target NAME the rules define, or nothing with `message` saying which exist.
+const Target* FindTargetOrExplain(const RuleSet& rules, const std::string& name, std::string* message);
 
 }  // namespace remap::cli

@@ -51,6 +51,12 @@ std::vector<Group> GroupOutcomes(const RewriteReport& r) {
 int RunScan(const ScanArgs& args) {
   auto rules = LoadRulesOrReport(args.rules);
   if (!rules) return kExitRuleError;
+  std::string unknown;
+  const Target* target = FindTargetOrExplain(*rules, args.target, &unknown);
+  if (!target) {
+    fmt::print(stderr, "onnx-remap: error: {}\n", unknown);
+    return kExitUsage;
+  }
   int exit_code = kExitOk;
   JsonWriter json;
   json.BeginObject().Key("tool").String("onnx-remap").Key("command").String("scan").Key("models").BeginArray();
@@ -66,6 +72,7 @@ int RunScan(const ScanArgs& args) {
     const int opset = DefaultOpset(model->opset_import());
     RewriteOptions options;
     options.target_opset = args.opset;
+    options.target = target;
     auto report = RewriteModel(&*model, *rules, options);  // on the in-memory copy only
     if (!report) {
       errors.emplace_back(path, report.status().message());
@@ -81,6 +88,7 @@ int RunScan(const ScanArgs& args) {
       json.Key("path").String(path);
       json.Key("opset").Int(opset);
       json.Key("target_opset").Int(args.opset.value_or(opset));
+      json.Key("target").String(target->name);
       json.Key("unmapped_count").Int(static_cast<long long>(total));
       json.Key("covered_count").Int(static_cast<long long>(report->rewritten.size()));
       json.Key("unmapped").BeginArray();
@@ -106,8 +114,8 @@ int RunScan(const ScanArgs& args) {
       json.EndArray();
       json.EndObject();
     } else {
-      fmt::print("{}: opset {}, {} unmapped node{}, {} covered by rules\n", path, opset, total, total == 1 ? "" : "s",
-                 report->rewritten.size());
+      fmt::print("{}: opset {}, target {}, {} unmapped node{}, {} covered by rules\n", path, opset, target->name, total,
+                 total == 1 ? "" : "s", report->rewritten.size());
       for (const Group& g : groups) {
         std::string what = g.aten_operator.empty() ? g.op : fmt::format("{} {}", g.op, g.aten_operator);
         if (!g.rule.empty())

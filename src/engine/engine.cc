@@ -154,6 +154,10 @@ void DropImports(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* o
 }  // namespace
 
 Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rules, const RewriteOptions& options) {
+  const Target* runtime = options.target ? options.target : rules.FindTarget(options.target_name);
+  if (!runtime)
+    return Status(ErrorCode::kUsage,
+                  fmt::format("unknown target '{}' (known targets: {})", options.target_name, rules.TargetNames()));
   RewriteReport report;
   report.ir_before = static_cast<int>(model->ir_version());
   const int model_opset = DefaultOpset(model->opset_import());
@@ -169,7 +173,8 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   }
 
   ClassifyContext classify;
-  classify.emitted_domains = rules.EmittedDomains();
+  classify.target = runtime;
+  classify.emitted_domains = rules.DomainsEmittedForEveryTarget();
   for (const auto& f : model->functions()) classify.local_functions.insert(MatchKeyOp(f.domain(), f.name()));
 
   std::set<std::string> rewritten_domains;
@@ -179,7 +184,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForGraph(model->graph());
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, target, &imports, &oracle};
+    MatchContext match{&rules, target, &imports, runtime, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadConstants(model->mutable_graph());
@@ -194,7 +199,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForFunction(f);
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, f_target, &imports, &oracle};
+    MatchContext match{&rules, f_target, &imports, runtime, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadConstants(&f);

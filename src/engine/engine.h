@@ -17,9 +17,14 @@ struct RewriteOptions {
   // Default-domain opset of the result; alternatives are chosen for it. Unset:
   // the model's own. Above the model's: the model is raised, if that is safe.
   std::optional<int> target_opset;
+  // The runtime the result is for: what counts as runnable and which
+  // alternatives apply. A target the RuleSet holds, by name...
+  std::string target_name = kDefaultTargetName;
+  // ...or given directly; when set, target_name is not looked up.
+  const Target* target = nullptr;
 };
 
-// Rewrites `model` in place. On error the model may be partly edited: callers
+// Rewrites `model` in place. An unknown target_name is a kUsage error. On error the model may be partly edited: callers
 // that must keep it work on a copy.
 Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rules, const RewriteOptions& options);
 

@@ -65,10 +65,11 @@ NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& contex
   if (IsDefaultDomain(d)) {
     auto it = context.known_onnx_ops.find(node.op_type());
     if (it == context.known_onnx_ops.end()) it = context.known_onnx_ops.emplace(node.op_type(), IsKnownOnnxOp(node.op_type())).first;
-    if (!it->second) form.kind = NodeForm::Kind::kCustom;
+    // An op ONNX does not define runs only where the target lists it (a TensorRT plugin).
+    if (!it->second && !(context.target && context.target->Runs(d, node.op_type()))) form.kind = NodeForm::Kind::kCustom;
     return form;
   }
-  if (d == "ai.onnx.ml" || d == "com.microsoft" || d == "ai.onnx.preview.training" || d == "com.microsoft.nchwc" ||
+  if ((context.target && context.target->Runs(d, node.op_type())) ||
       std::find(context.emitted_domains.begin(), context.emitted_domains.end(), d) != context.emitted_domains.end())
     return form;
   form.kind = NodeForm::Kind::kCustom;

@@ -10,13 +10,15 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "rules/target.h"
+
 namespace remap {
 
 extern const char kAtenDomain[];  // "org.pytorch.aten"
 
 struct NodeForm {
   enum class Kind {
-    kStandard,      // runs as is: ONNX, ONNX-ML, onnxruntime contrib, or a domain rules emit
+    kStandard,      // runs as is: default-domain ONNX, what the target runs, a domain user rules emit
     kAtenFallback,  // ATen<operator=...>
     kAtenOpType,    // org.pytorch.aten::NAME (fall-through, or a symbolic that gave up)
     kCustom,        // any other non-standard domain, or an op ONNX does not define
@@ -31,9 +33,10 @@ struct NodeForm {
   std::string MatchKey(const onnx::NodeProto& node) const;
 };
 
-// What besides ONNX counts as standard in one model.
+// What besides default-domain ONNX counts as standard in one model.
 struct ClassifyContext {
-  std::vector<std::string> emitted_domains;         // domains the loaded rules produce
+  const Target* target = nullptr;                   // the runtime's domains and ops (null: none besides ONNX)
+  std::vector<std::string> emitted_domains;         // RuleSet::DomainsEmittedForEveryTarget()
   std::unordered_set<std::string> local_functions;  // MatchKeyOp(domain, name) of model-local functions
   // Default-domain op types already looked up in the schema registry.
   mutable std::unordered_map<std::string, bool> known_onnx_ops;

@@ -35,6 +35,12 @@ std::string MatchFailure(const NodeMatch& m, const onnx::NodeProto& node, const 
 
 std::string Where(const Alternative& alt) { return alt.location.ToString(); }
 
+std::string TargetList(const Alternative& alt) {
+  std::vector<std::string> names;
+  for (const TargetRef& t : alt.targets) names.push_back(t.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 }  // namespace
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,
@@ -74,6 +80,10 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     // The best alternative: guard holds, opset fits, highest min_opset wins.
     const Alternative* best = nullptr;
     for (const Alternative& alt : rule->alternatives) {
+      if (context.target && !alt.IsFor(context.target->name)) {
+        refuse(fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name));
+        continue;
+      }
       bool pass = false;
       EmitFailure failure;
       if (!EvaluateGuard(alt, binding, &pass, &failure)) {

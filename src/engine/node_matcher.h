@@ -28,6 +28,8 @@ struct MatchContext {
   int target_opset = 0;
   // Non-default domains the model already imports, with versions.
   const std::map<std::string, int64_t>* imports = nullptr;
+  // The runtime the result is for: alternatives for other targets are skipped.
+  const Target* target = nullptr;
   // Types replacements as they are emitted; a replacement with a type error is refused.
   TypeOracle* oracle = nullptr;
 };

@@ -27,6 +27,12 @@ struct NodeMatch {
   std::string Describe() const;  // "aten::asinh" or "custom::deform_conv2d"
 };
 
+// A target name as an alternative lists it, with where, for load-time errors.
+struct TargetRef {
+  std::string name;
+  SourceLocation location;
+};
+
 struct Alternative {
   int min_opset = 1;
   int max_opset = 0;  // 0: no upper limit
@@ -37,7 +43,11 @@ struct Alternative {
   std::string replace_text;  // as written, for `rules show`
   std::shared_ptr<const StringSource> replace_source;
   std::string doc;
+  std::vector<TargetRef> targets;  // empty: for every target
   SourceLocation location;
+
+  // True when the alternative is for target `name`.
+  bool IsFor(const std::string& name) const;
 };
 
 struct Rule {

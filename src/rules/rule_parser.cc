@@ -10,6 +10,7 @@
 
 #include "model/opset_import.h"
 #include "proto/rules.pb.h"
+#include "rules/target_compiler.h"
 
 namespace remap {
 
@@ -138,6 +139,8 @@ class RuleCompiler {
         else
           alt.imports[imp.domain()] = imp.version();
       }
+      for (int t = 0; t < a.target_size(); ++t)
+        alt.targets.push_back({a.target(t), FieldAt(atree, adesc->FindFieldByName("target"), at, t)});
       alt.replace_source = Source(atree, adesc->FindFieldByName("replace"), at);
       alt.replace_text = a.replace();
       if (a.replace().empty()) {
@@ -244,9 +247,18 @@ RuleFileResult ParseRuleFile(const std::string& display_name, const std::string&
     if (result.errors.empty()) result.errors.push_back(fmt::format("{}: error: not a rule file", display_name));
     return result;
   }
-  if (file.rule_size() == 0 && file.fragment_size() == 0) {
-    result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule", display_name));
+  if (file.rule_size() == 0 && file.target_size() == 0 && file.fragment_size() == 0) {
+    result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule, fragment or target", display_name));
     return result;
+  }
+  const auto* target_field = file.GetDescriptor()->FindFieldByName("target");
+  for (int k = 0; k < file.target_size(); ++k) {
+    auto loc = tree.GetLocation(target_field, k);
+    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
+    auto target = CompileTarget(file.target(k), tree.GetTreeForNested(target_field, k), where, &result.errors);
+    if (!target) continue;
+    target->builtin = builtin;
+    result.targets.push_back(std::move(target));
   }
   RuleCompiler compiler(display_name, text, &result.errors);
   const auto* fragment_field = file.GetDescriptor()->FindFieldByName("fragment");

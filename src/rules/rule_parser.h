@@ -8,16 +8,20 @@
 
 #include "rules/fragment.h"
 #include "rules/rule.h"
+#include "rules/target.h"
 
 namespace remap {
 
 struct RuleFileResult {
   std::vector<std::unique_ptr<Rule>> rules;
   std::vector<std::unique_ptr<Fragment>> fragments;
+  std::vector<std::unique_ptr<Target>> targets;
   std::vector<std::string> errors;  // "file:line:col: error: ..."
 };
 
-// `display_name` is used in messages; `text` is the file content.
+// `display_name` is used in messages; `text` is the file content. Target names
+// listed by alternatives are only recorded here: they may name targets of other
+// files, so LoadRules resolves them once every file is read.
 RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin);
 
 }  // namespace remap

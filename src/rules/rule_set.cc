@@ -9,10 +9,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/opset_import.h"
 #include "rules/builtin_rules.h"
 #include "rules/rule_parser.h"
+#include "rules/target_check.h"
 
 namespace remap {
 
@@ -123,9 +125,46 @@ void RuleSet::Reindex() {
     for (const NodeMatch& m : (*it)->matches) {
       if (keys.insert(MatchKeyOf(m)).second) index_[MatchKeyOf(m)].push_back(it->get());
     }
-    for (const Alternative& a : (*it)->alternatives) CollectDomains(a.replacement, &domains);
+    for (const Alternative& a : (*it)->alternatives) {
+      if (!a.targets.empty()) continue;  // its domains are runnable only where its targets say
+      CollectDomains(a.replacement, &domains);
+    }
   }
   emitted_domains_.assign(domains.begin(), domains.end());
+}
+
+bool Alternative::IsFor(const std::string& name) const {
+  if (targets.empty()) return true;
+  for (const TargetRef& t : targets) {
+    if (t.name == name) return true;
+  }
+  return false;
+}
+
+bool RuleSet::AddTarget(std::unique_ptr<Target> target) {
+  if (FindTarget(target->name)) return false;
+  targets_.push_back(std::move(target));
+  return true;
+}
+
+const Target* RuleSet::FindTarget(const std::string& name) const {
+  for (const auto& t : targets_) {
+    if (t->name == name) return t.get();
+  }
+  return nullptr;
+}
+
+std::vector<const Target*> RuleSet::Targets() const {
+  std::vector<const Target*> all;
+  for (const auto& t : targets_) all.push_back(t.get());
+  std::sort(all.begin(), all.end(), [](const Target* a, const Target* b) { return a->name < b->name; });
+  return all;
+}
+
+std::string RuleSet::TargetNames() const {
+  std::vector<std::string> names;
+  for (const Target* t : Targets()) names.push_back(t->name);
+  return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
 }
 
 const std::vector<const Rule*>& RuleSet::Candidates(const std::string& key) const {
@@ -150,74 +189,132 @@ std::vector<const Rule*> RuleSet::All() const {
 
 namespace {
 
-struct Batch {
-  std::vector<std::unique_ptr<Rule>> rules;
-  std::vector<std::unique_ptr<Fragment>> fragments;
+struct RuleText {
+  std::string name, text;
 };
 
-void LoadOne(const std::string& name, const std::string& text, bool builtin, RuleLoadResult* out, Batch* batch) {
-  RuleFileResult file = ParseRuleFile(name, text, builtin);
-  out->errors.insert(out->errors.end(), file.errors.begin(), file.errors.end());
-  for (auto& r : file.rules) batch->rules.push_back(std::move(r));
-  for (auto& f : file.fragments) batch->fragments.push_back(std::move(f));
+// Rule files of one priority level: the built-ins, one --rules path, or LoadRuleTexts' files.
+struct Batch {
+  std::string origin;  // the --rules path, for duplicate-id messages
+  bool builtin = false;
+  std::vector<RuleText> files;
+};
+
+std::vector<RuleText> ReadPath(const std::string& path, std::vector<std::string>* errors) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  if (fs::is_directory(path, ec)) {
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".textproto") names.push_back(entry.path().string());
+    }
+    std::sort(names.begin(), names.end());
+    if (names.empty()) errors->push_back(fmt::format("{}: error: folder holds no *.textproto rule file", path));
+  } else if (fs::exists(path, ec)) {
+    names.push_back(path);
+  } else {
+    errors->push_back(fmt::format("{}: error: no such rule file or folder", path));
+  }
+  std::vector<RuleText> files;
+  for (const std::string& f : names) {
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (!in.good() && !in.eof()) {
+      errors->push_back(fmt::format("{}: error: cannot read rule file", f));
+      continue;
+    }
+    files.push_back({f, buffer.str()});
+  }
+  return files;
 }
 
-void AddBatch(Batch* batch, const std::string& where, RuleLoadResult* out) {
-  std::map<std::string, const Fragment*> seen;
-  for (const auto& f : batch->fragments) {
-    auto [it, fresh] = seen.emplace(f->name, f.get());
-    if (!fresh)
-      out->errors.push_back(fmt::format("{}: error: fragment '{}' is defined twice in {} (first at {})", f->location.ToString(),
-                                        f->name, where, it->second->location.ToString()));
+// Parses every batch first: an alternative may list a target defined in any
+// file, so targets are all registered before alternatives are checked.
+RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches) {
+  RuleLoadResult out;
+  std::vector<std::vector<std::unique_ptr<Rule>>> rule_batches;
+  std::vector<std::vector<std::unique_ptr<Fragment>>> fragment_batches;
+  std::vector<std::unique_ptr<Target>> targets;
+  for (const Batch& batch : batches) {
+    std::vector<std::unique_ptr<Rule>> rules;
+    std::vector<std::unique_ptr<Fragment>> fragments;
+    for (const RuleText& f : batch.files) {
+      RuleFileResult file = ParseRuleFile(f.name, f.text, batch.builtin);
+      out.errors.insert(out.errors.end(), file.errors.begin(), file.errors.end());
+      for (auto& t : file.targets) targets.push_back(std::move(t));
+      // Fragments are shared code: rules loaded later may call the built-in ones.
+      for (auto& fr : file.fragments) fragments.push_back(std::move(fr));
+      if (batch.builtin && !builtin_rules) continue;
+      for (auto& r : file.rules) rules.push_back(std::move(r));
+    }
+    std::map<std::string, const Fragment*> seen_fragments;
+    for (const auto& fr : fragments) {
+      auto [it, fresh] = seen_fragments.emplace(fr->name, fr.get());
+      if (!fresh)
+        out.errors.push_back(fmt::format("{}: error: fragment '{}' is defined twice (first at {})", fr->location.ToString(),
+                                         fr->name, it->second->location.ToString()));
+    }
+    fragment_batches.push_back(std::move(fragments));
+    if (!batch.builtin) {
+      // Ids must be unique among the user's own rules; overriding a built-in is the point.
+      std::set<std::string> seen;
+      for (const auto& r : rules) {
+        if (!seen.insert(r->id).second)
+          out.errors.push_back(fmt::format("{}: error: rule id '{}' is defined twice in {}", r->location.ToString(),
+                                           r->id, batch.origin));
+      }
+    }
+    rule_batches.push_back(std::move(rules));
   }
-  out->rules.AddFragments(std::move(batch->fragments));
-  out->rules.Add(std::move(batch->rules));
+  // A target means one list of ops wherever it is named, so names are never redefined.
+  for (auto& t : targets) {
+    const Target* earlier = out.rules.FindTarget(t->name);
+    if (earlier) {
+      out.errors.push_back(fmt::format("{}: error: target '{}' is already defined at {}", t->location.ToString(),
+                                       t->name, earlier->location.ToString()));
+      continue;
+    }
+    out.rules.AddTarget(std::move(t));
+  }
+  const std::string known = out.rules.TargetNames();
+  auto find = [&out](const std::string& name) { return out.rules.FindTarget(name); };
+  for (auto& fragments : fragment_batches) out.rules.AddFragments(std::move(fragments));
+  for (auto& rules : rule_batches) {
+    for (const auto& r : rules) CheckAlternativeTargets(*r, find, known, &out.errors);
+    out.rules.Add(std::move(rules));
+  }
+  out.rules.Check(&out.errors);
+  return out;
+}
+
+Batch BuiltinBatch() {
+  Batch batch;
+  batch.builtin = true;
+  for (const auto& f : BuiltinRuleFiles()) batch.files.push_back({f.path, f.content});
+  return batch;
 }
 
 }  // namespace
 
 RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
-  RuleLoadResult out;
-  if (builtins) {
-    Batch batch;
-    for (const auto& f : BuiltinRuleFiles()) LoadOne(f.path, f.content, true, &out, &batch);
-    AddBatch(&batch, "the built-in rules", &out);
-  }
+  std::vector<Batch> batches{BuiltinBatch()};
+  std::vector<std::string> read_errors;
   for (const std::string& path : paths) {
-    std::error_code ec;
-    std::vector<std::string> files;
-    if (fs::is_directory(path, ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".textproto") files.push_back(entry.path().string());
-      }
-      std::sort(files.begin(), files.end());
-      if (files.empty()) out.errors.push_back(fmt::format("{}: error: folder holds no *.textproto rule file", path));
-    } else if (fs::exists(path, ec)) {
-      files.push_back(path);
-    } else {
-      out.errors.push_back(fmt::format("{}: error: no such rule file or folder", path));
-    }
     Batch batch;
-    for (const std::string& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      std::stringstream buffer;
-      buffer << in.rdbuf();
-      if (!in.good() && !in.eof()) {
-        out.errors.push_back(fmt::format("{}: error: cannot read rule file", f));
-        continue;
-      }
-      LoadOne(f, buffer.str(), false, &out, &batch);
-    }
-    // Ids must be unique among the user's own rules; overriding a built-in is the point.
-    std::set<std::string> seen;
-    for (const auto& r : batch.rules) {
-      if (!seen.insert(r->id).second)
-        out.errors.push_back(fmt::format("{}: error: rule id '{}' is defined twice in {}", r->location.ToString(), r->id, path));
-    }
-    AddBatch(&batch, path, &out);
+    batch.origin = path;
+    batch.files = ReadPath(path, &read_errors);
+    batches.push_back(std::move(batch));
   }
-  out.rules.Check(&out.errors);
+  RuleLoadResult out = LoadBatches(builtins, batches);
+  out.errors.insert(out.errors.begin(), read_errors.begin(), read_errors.end());
   return out;
+}
+
+RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files) {
+  Batch batch;
+  batch.origin = "the given rule texts";
+  for (const auto& [name, text] : files) batch.files.push_back({name, text});
+  return LoadBatches(builtins, {BuiltinBatch(), std::move(batch)});
 }
 
 }  // namespace remap

@@ -9,6 +9,7 @@
 
 #include "rules/fragment.h"
 #include "rules/rule.h"
+#include "rules/target.h"
 
 namespace remap {
 
@@ -31,8 +32,17 @@ class RuleSet {
   std::vector<const Fragment*> AllFragments() const;
   // All active rules, sorted by id.
   std::vector<const Rule*> All() const;
-  // Non-default domains some replacement emits (not "unmapped" when seen).
-  const std::vector<std::string>& EmittedDomains() const { return emitted_domains_; }
+  // Non-default domains emitted by alternatives that list no target (user
+  // rules for a runtime plugin): runnable under every target.
+  const std::vector<std::string>& DomainsEmittedForEveryTarget() const { return emitted_domains_; }
+
+  // Adds a target; false (and nothing added) when its name is already defined.
+  bool AddTarget(std::unique_ptr<Target> target);
+  const Target* FindTarget(const std::string& name) const;
+  // All targets, sorted by name.
+  std::vector<const Target*> Targets() const;
+  // "onnx, onnxruntime, tensorrt", for messages.
+  std::string TargetNames() const;
 
  private:
   void Reindex();
@@ -41,6 +51,7 @@ class RuleSet {
   std::unordered_map<std::string, std::unique_ptr<Fragment>> fragments_;
   std::unordered_map<std::string, std::vector<const Rule*>> index_;
   std::vector<std::string> emitted_domains_;
+  std::vector<std::unique_ptr<Target>> targets_;
 };
 
 std::string MatchKeyAten(const std::string& aten_operator);
@@ -52,8 +63,14 @@ struct RuleLoadResult {
   std::vector<std::string> errors;
 };
 
-// Built-in rules (unless `builtins` is false), then each path in order: a
-// file, or a folder searched recursively for *.textproto.
+// Built-in rules (unless `builtins` is false) and the built-in targets
+// (always: --target needs them even without built-in rules), then each path in
+// order: a file, or a folder searched recursively for *.textproto. The targets
+// alternatives list are checked once every file is read (see target_check.h).
 RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths);
+
+// The same with in-memory rule files (display name, text) in place of paths,
+// all at one priority: for tests and programs that embed their rules.
+RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace remap

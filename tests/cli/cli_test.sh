@@ -91,6 +91,33 @@ expect "rules list" 0 "aten-asinh .*aten::asinh" -- rules list
 expect "rules show" 0 "signature: aten::asinh\(Tensor self\) -> Tensor" -- rules show aten-asinh
 expect "rules show unknown" 2 "no rule with id 'nope'" -- rules show nope
 
+# Runtime targets: --target picks what runs and which alternatives apply.
+INV=$FIX/corpus/inverse_op13/model.onnx
+expect "target onnx (default): linalg_inv left, naming the target" 1 "left +/ATen .*: \[aten-linalg-inv\] rules/aten/linalg_inv.textproto:[0-9]+:[0-9]+: for targets onnxruntime only \(target is onnx\)" -- rewrite "$INV" --dry-run
+expect "target onnxruntime: linalg_inv -> Inverse" 0 "rewritten /ATen .*-> com.microsoft::Inverse \[aten-linalg-inv\]" -- rewrite "$INV" -o "$WORK/inv.onnx" --target onnxruntime
+expect "com.microsoft::Inverse is unmapped under target onnx" 1 "1 x com.microsoft::Inverse +custom: no rule for com.microsoft::Inverse" -- scan "$WORK/inv.onnx"
+expect "com.microsoft::Inverse runs under target onnxruntime" 0 "target onnxruntime, 0 unmapped nodes" -- scan "$WORK/inv.onnx" --target onnxruntime
+expect "unknown target: usage error listing the targets" 2 "^onnx-remap: error: unknown target 'ort' \(known targets: onnx, onnxruntime, tensorrt" -- rewrite "$INV" -o "$WORK/inv2.onnx" --target ort
+check "nothing written for an unknown target" test ! -e "$WORK/inv2.onnx"
+expect "scan: unknown target" 2 "unknown target 'ort'" -- scan "$INV" --target ort
+expect "rules targets" 0 "onnxruntime  \(rules/targets/onnxruntime.textproto\)" -- rules targets
+expect "rules targets: what a target runs" 0 "runs: default-domain ONNX, ai.onnx.ml, com.microsoft" -- rules targets
+expect "rules list shows an alternative's targets" 0 "aten-linalg-inv .*1\+ \[onnxruntime\]: com.microsoft::Inverse" -- rules list
+expect "rules show shows an alternative's targets" 0 "alternative 1 \(opset 1\+, targets onnxruntime\)" -- rules show aten-linalg-inv
+cat > "$WORK/my_target.textproto" <<'R'
+target { name: "my-ort" doc: "onnxruntime with a plugin" domain: "com.microsoft" domain: "com.example" }
+R
+expect "a user target from --rules" 0 "target my-ort, 0 unmapped nodes" -- scan "$WORK/inv.onnx" --target my-ort --rules "$WORK/my_target.textproto"
+cat > "$WORK/bad_target.textproto" <<'R'
+rule {
+  id: "inv-bad"
+  match { aten: "linalg_inv" }
+  signature: "aten::linalg_inv(Tensor A) -> Tensor"
+  alternative { min_opset: 1 target: "onnxrt" replace: "out = Identity(A)" }
+}
+R
+expect "an unknown target in a rule file: file:line:col, exit 4" 4 "bad_target.textproto:5:30: error: unknown target 'onnxrt'" -- rules list --rules "$WORK/bad_target.textproto"
+
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
 expect "tutorial: DeformConv at opset 19" 0 "-> DeformConv \[torchvision-deform-conv2d\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.19.onnx" --opset 19

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check of one corpus case:
 #
-#   run_case.sh BIN CASE_DIR WORK_DIR RTOL ATOL [TARGET_OPSET]
+#   run_case.sh BIN CASE_DIR WORK_DIR RTOL ATOL [TARGET_OPSET] [--target NAME]
+#
+#   --target NAME is passed to every rewrite and scan below (a rule for one runtime only).
 #
 #   (a) BIN rewrite CASE_DIR/model.onnx -o WORK_DIR/out.onnx [--opset TARGET_OPSET]  -> exit 0
 #   (b) the case directory (model.onnx and data) is unchanged
@@ -14,11 +16,19 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 BIN CASE_DIR WORK_DIR RTOL ATOL [TARGET_OPSET]" >&2
+  echo "usage: $0 BIN CASE_DIR WORK_DIR RTOL ATOL [TARGET_OPSET] [--target NAME]" >&2
   exit 2
 }
-[[ $# -eq 5 || $# -eq 6 ]] || usage
-BIN=$1 CASE_DIR=$2 WORK_DIR=$3 RTOL=$4 ATOL=$5 TARGET_OPSET=${6:-}
+[[ $# -ge 5 ]] || usage
+BIN=$1 CASE_DIR=$2 WORK_DIR=$3 RTOL=$4 ATOL=$5
+shift 5
+TARGET_OPSET='' TARGET_ARGS=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --target) [[ $# -ge 2 && -n $2 ]] || usage; TARGET_ARGS=(--target "$2"); shift 2 ;;
+    *) [[ -z $TARGET_OPSET ]] || usage; TARGET_OPSET=$1; shift ;;
+  esac
+done
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ORT_DIR=$(cd "$HERE/../ort" && pwd)
@@ -54,8 +64,9 @@ OUT2=$WORK_DIR/out2.onnx
 rm -f "$OUT" "$OUT2" "$WORK_DIR"/rewrite.log "$WORK_DIR"/compare.log "$WORK_DIR"/scan.json \
   "$WORK_DIR"/scan.err "$WORK_DIR"/rewrite2.log "$WORK_DIR"/case.before "$WORK_DIR"/case.after
 
-OPSET_ARGS=()
-[[ -n $TARGET_OPSET ]] && OPSET_ARGS=(--opset "$TARGET_OPSET")
+REWRITE_ARGS=()
+[[ -n $TARGET_OPSET ]] && REWRITE_ARGS=(--opset "$TARGET_OPSET")
+REWRITE_ARGS+=("${TARGET_ARGS[@]}")
 
 # checksum of every file in the case dir (catches modification and stray files)
 case_digest() {
@@ -64,9 +75,9 @@ case_digest() {
 
 # --- (a) rewrite -------------------------------------------------------------
 case_digest >"$WORK_DIR/case.before"
-step "(a) $BIN rewrite $CASE_DIR/model.onnx -o $OUT ${OPSET_ARGS[*]}"
+step "(a) $BIN rewrite $CASE_DIR/model.onnx -o $OUT ${REWRITE_ARGS[*]}"
 rc=0
-"$BIN" rewrite "$CASE_DIR/model.onnx" -o "$OUT" "${OPSET_ARGS[@]}" >"$WORK_DIR/rewrite.log" 2>&1 || rc=$?
+"$BIN" rewrite "$CASE_DIR/model.onnx" -o "$OUT" "${REWRITE_ARGS[@]}" >"$WORK_DIR/rewrite.log" 2>&1 || rc=$?
 if [[ $rc -ne 0 ]]; then
   show "$WORK_DIR/rewrite.log"
   fail "(a) rewrite exited $rc, expected 0"
@@ -89,9 +100,9 @@ sed 's/^/    /' "$WORK_DIR/compare.log"
 [[ $rc -eq 0 ]] || fail "(c) onnxruntime results of the rewritten model do not match the reference (compare.mjs exit $rc)"
 
 # --- (d) nothing unmapped left -----------------------------------------------
-step "(d) $BIN scan out.onnx --json"
+step "(d) $BIN scan out.onnx --json ${TARGET_ARGS[*]}"
 rc=0
-"$BIN" scan "$OUT" --json >"$WORK_DIR/scan.json" 2>"$WORK_DIR/scan.err" || rc=$?
+"$BIN" scan "$OUT" --json "${TARGET_ARGS[@]}" >"$WORK_DIR/scan.json" 2>"$WORK_DIR/scan.err" || rc=$?
 if [[ $rc -ne 0 ]]; then
   show "$WORK_DIR/scan.json"
   show "$WORK_DIR/scan.err"
@@ -118,9 +129,9 @@ if [[ $rc -ne 0 ]]; then
 fi
 
 # --- (e) idempotence ---------------------------------------------------------
-step "(e) $BIN rewrite out.onnx -o out2.onnx ${OPSET_ARGS[*]} (idempotence)"
+step "(e) $BIN rewrite out.onnx -o out2.onnx ${REWRITE_ARGS[*]} (idempotence)"
 rc=0
-"$BIN" rewrite "$OUT" -o "$OUT2" "${OPSET_ARGS[@]}" >"$WORK_DIR/rewrite2.log" 2>&1 || rc=$?
+"$BIN" rewrite "$OUT" -o "$OUT2" "${REWRITE_ARGS[@]}" >"$WORK_DIR/rewrite2.log" 2>&1 || rc=$?
 if [[ $rc -ne 0 ]]; then
   show "$WORK_DIR/rewrite2.log"
   fail "(e) second rewrite exited $rc, expected 0"

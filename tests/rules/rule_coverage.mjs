@@ -36,6 +36,9 @@ for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/to
     const args = ["rewrite", join(dir, "model.onnx"), "--dry-run", "--json"];
     const target = parseInt(f[col.min_target_opset], 10), opset = parseInt(f[col.opset], 10);
     if (target > opset) args.push("--opset", String(target));
+    // Rules for one runtime only (optional column; rows may leave it off).
+    const runtime = col.target === undefined ? undefined : f[col.target];
+    if (runtime && runtime !== "-") args.push("--target", runtime);
     const report = JSON.parse(run(args));
     for (const n of report.rewritten) {
       if (!used.has(n.rule)) used.set(n.rule, []);

@@ -31,7 +31,7 @@ TEST_CASE("rule file errors are reported as file:line:col", "[rule_parser]") {
     REQUIRE(text.rfind(prefix, 0) == 0);
     const std::string expect = text.substr(prefix.size(), text.find('\n') - prefix.size());
     const std::string name = entry.path().filename().string();
-    RuleFileResult result = ParseRuleFile(name, text, false);
+    RuleLoadResult result = LoadRuleTexts(false, {{name, text}});
     const size_t colon = expect.find(": ");
     const std::string position = name + ":" + expect.substr(0, colon) + ": error: ";
     const std::string message = expect.substr(colon + 2);
