@@ -84,3 +84,31 @@ TEST_CASE("expression errors point at the offending character", "[expression]") 
   CHECK(EvalError("x is 3").message.find("only 'is None'") != std::string::npos);
   CHECK(EvalError("a = 1").message.find("unexpected character '='") != std::string::npos);
 }
+
+TEST_CASE("and/or return an operand and short-circuit, as in Python", "[expression]") {
+  CHECK(ToString(Eval("none or 2.0")) == "2.0");
+  CHECK(ToString(Eval("0 or []")) == "[]");
+  CHECK(Eval("two and 3").i == 3);
+  CHECK(Eval("0 and bogus").i == 0);  // the right side is not evaluated
+  CHECK(Eval("none is None or none > 0").b);
+  CHECK(ToString(Eval("none and 1")) == "None");
+}
+
+TEST_CASE("integers stay int64 end to end", "[expression]") {
+  CHECK(Eval("9007199254740993 + 0").i == 9007199254740993LL);
+  CHECK(Eval("9223372036854775807 - 1").i == 9223372036854775806LL);
+  CHECK(Eval("9223372036854775807 // 3").i == 3074457345618258602LL);
+  CHECK_FALSE(Eval("9007199254740993 == 9007199254740992.0").b);
+  CHECK(Eval("9007199254740993 > 9007199254740992.0").b);
+  ExprError overflow = EvalError("9223372036854775807 + 1");
+  CHECK(overflow.message == "integer overflow in 9223372036854775807 + 1");
+  CHECK(overflow.offset == 20);
+  CHECK(EvalError("int(float('inf'))").message.find("int()") != std::string::npos);
+  CHECK(EvalError("int(float('nan'))").message.find("int()") != std::string::npos);
+  CHECK(EvalError("int(1e19)").message.find("int()") != std::string::npos);
+  CHECK(EvalError("9223372036854775808").message.find("does not fit in int64") != std::string::npos);
+  CHECK(EvalError("7 // 0").message == "integer division by zero");
+  CHECK(EvalError("7 % 0").message == "integer modulo by zero");
+  CHECK(Eval("7 / 2").f == 3.5);
+  CHECK(Eval("4 / 2").kind == Value::Kind::kFloat);
+}
