@@ -212,16 +212,17 @@ bool Range(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Zip(const char*, const Args& a, Value* out, std::string* why) {
+bool Zip(const char* name, const Args& a, Value* out, std::string* why) {
   size_t n = std::numeric_limits<size_t>::max();
-  for (const Value& v : a) {
-    if (v.kind != K::kList) return Fail(why, fmt::format("zip() takes lists, got {}", KindName(v.kind)));
-    n = std::min(n, v.list.size());
+  std::vector<Value> lists(a.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (!List(name, {a[k]}, &lists[k], why)) return Fail(why, fmt::format("zip() takes lists, got {}", KindName(a[k].kind)));
+    n = std::min(n, lists[k].list.size());
   }
   std::vector<Value> rows(n);
   for (size_t k = 0; k < n; ++k) {
     std::vector<Value> row;
-    for (const Value& v : a) row.push_back(v.list[k]);
+    for (const Value& v : lists) row.push_back(v.list[k]);
     rows[k] = Value::List(std::move(row));
   }
   *out = Value::List(std::move(rows));
