@@ -1,12 +1,16 @@
 // Rule expressions: a small Python-like language over bound arguments, used in
 // guards (`when: "eps is None"`) and attribute values (`${[pad_h, pad_w]}`).
+// docs/rule-format.md ("Expressions") is the user reference; in short:
 //
-//   literals  1  -2  0.5  "s" 's'  None True False  [a, b]
-//   names     bound arguments of the rule's signature
-//   operators x[i]  -x  * / // %  + -  == != < <= > >=  in  not in  is None  is not None
-//             not  and  or  a if cond else b
-//   functions len(x) int(x) float(x) bool(x) str(x); float('inf'), float('nan');
-//             rank(t), dtype(t) of tensor arguments, when the model records them
+//   literals    1  -2  0.5  "s" 's'  None True False  [a, b]  [e for v in xs if c]
+//   names       bound arguments of the rule's signature (through Lookup)
+//   operators   x[i] x[a:b:c]  **  -x  * / // %  + -  == != < <= > >= (chained)
+//               in  not in  is None  is not None  not  and  or  a if cond else b
+//   functions   Python built-ins (len, min, range, round, ...), math (bare or
+//               math.NAME), math.pi/e/tau/inf/nan, rank(t), dtype(t), tensor(v, dtype)
+//
+// Ints are int64 throughout (overflow is an error, never a wrap or a rounding
+// through double); errors are values with the byte offset of the sub-expression.
 #pragma once
 
 #include <functional>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "rules/element_types.h"
 #include "rules/value.h"
 
 namespace remap {
@@ -34,10 +39,14 @@ class Expression {
 
   bool empty() const { return root_ == nullptr; }
   const std::string& text() const { return text_; }
-  // Every name the expression reads, with its offset (for load-time checks).
+  // Every free name the expression reads, with its offset, in source order
+  // (for load-time checks). Comprehension variables are bound by the
+  // expression itself and are not listed; math.pi and the like are not names.
   const std::vector<std::pair<std::string, size_t>>& names() const { return names_; }
 
-  // Resolves a name to its value, or fails with a message (e.g. "not a constant").
+  // Resolves a free name to its value, or fails with a message (e.g. "not a
+  // constant"). Evaluate calls it for every free name it reads, and only for
+  // those (the right side of `and`/`or` and untaken `if` branches are not read).
   using Lookup = std::function<bool(const std::string& name, Value* out, std::string* why)>;
   bool Evaluate(const Lookup& lookup, Value* out, ExprError* error) const;
 
@@ -46,9 +55,6 @@ class Expression {
   std::shared_ptr<const ExprNode> root_;
   std::vector<std::pair<std::string, size_t>> names_;
 };
-
-// "float32", "int64", ... for an onnx::TensorProto::DataType.
-const char* ElementTypeName(int elem_type);
 
 // Python truthiness; tensors have none (they only compare with None).
 bool Truthy(const Value& v, std::string* why);

@@ -1,13 +1,21 @@
 #include "rules/value.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
+
+#include "rules/element_types.h"
+#include "rules/numeric.h"
 
 namespace remap {
 
 bool Value::operator==(const Value& other) const {
   if (is_number() && other.is_number()) {
-    if (kind == Kind::kFloat || other.kind == Kind::kFloat) return as_double() == other.as_double();
-    return as_double() == other.as_double() && (kind == Kind::kBool ? b : i) == (other.kind == Kind::kBool ? other.b : other.i);
+    if (is_int() && other.is_int()) return as_int() == other.as_int();
+    if (!is_int() && !other.is_int()) return f == other.f;
+    int order;
+    return is_int() ? CompareIntDouble(as_int(), other.f, &order) && order == 0
+                    : CompareIntDouble(other.as_int(), f, &order) && order == 0;
   }
   if (kind != other.kind) return false;
   switch (kind) {
@@ -32,12 +40,33 @@ const char* KindName(Value::Kind kind) {
   return "?";
 }
 
+namespace {
+
+std::string PlainToString(const Value& v);
+
+}  // namespace
+
 std::string ToString(const Value& v) {
+  if (v.tensor_elem_type != 0 && v.kind != Value::Kind::kTensor)
+    return fmt::format("tensor({}, \"{}\")", PlainToString(v), ElementTypeName(v.tensor_elem_type));
+  return PlainToString(v);
+}
+
+namespace {
+
+std::string PlainToString(const Value& v) {
   switch (v.kind) {
     case Value::Kind::kNone: return "None";
     case Value::Kind::kBool: return v.b ? "True" : "False";
     case Value::Kind::kInt: return std::to_string(v.i);
-    case Value::Kind::kFloat: return fmt::format("{}", v.f);
+    case Value::Kind::kFloat: {
+      // Python spells the special values inf, -inf, nan and keeps a ".0" on integral floats.
+      if (std::isnan(v.f)) return "nan";
+      if (std::isinf(v.f)) return v.f > 0 ? "inf" : "-inf";
+      std::string s = fmt::format("{}", v.f);
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return s;
+    }
     case Value::Kind::kString: return fmt::format("\"{}\"", v.s);
     case Value::Kind::kTensor: return fmt::format("tensor '{}'", v.s);
     case Value::Kind::kList: {
@@ -51,5 +80,7 @@ std::string ToString(const Value& v) {
   }
   return "?";
 }
+
+}  // namespace
 
 }  // namespace remap

@@ -19,6 +19,9 @@ struct Value {
   std::vector<Value> list;  // kList
   int elem_type = 0;        // kTensor: onnx::TensorProto::DataType, 0 when unknown
   int rank = -1;            // kTensor: -1 when unknown
+  // kBool/kInt/kFloat/kList made by tensor(v, dtype): emit as a tensor of this
+  // onnx::TensorProto::DataType. 0: a plain value. Operations on a value drop it.
+  int tensor_elem_type = 0;
 
   static Value None() { return Value(); }
   static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
@@ -37,7 +40,12 @@ struct Value {
 
   bool is_none() const { return kind == Kind::kNone; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool; }
+  bool is_int() const { return kind == Kind::kInt || kind == Kind::kBool; }  // bool is an int, as in Python
+  int64_t as_int() const { return kind == Kind::kBool ? b : i; }
   double as_double() const { return kind == Kind::kFloat ? f : static_cast<double>(kind == Kind::kBool ? b : i); }
+
+  // Python's ==: numbers by value (int vs float exactly), lists item by item.
+  // tensor_elem_type does not take part.
 
   bool operator==(const Value& other) const;
   bool operator!=(const Value& other) const { return !(*this == other); }

@@ -1,0 +1,296 @@
+// Evaluates an expression tree: names through the caller's Lookup (after the
+// comprehension variables in scope), operators with Python's semantics.
+#include <fmt/format.h>
+
+#include "rules/expression.h"
+#include "rules/expression_functions.h"
+#include "rules/expression_node.h"
+#include "rules/value_ops.h"
+
+namespace remap {
+
+namespace {
+
+using Op = ExprNode::Op;
+using K = Value::Kind;
+
+// Node evaluations per Evaluate: bounds the time a nested comprehension can take.
+constexpr size_t kMaxSteps = 10000000;
+
+ArithOp ToArith(Op op) {
+  switch (op) {
+    case Op::kAdd: return ArithOp::kAdd;
+    case Op::kSub: return ArithOp::kSub;
+    case Op::kMul: return ArithOp::kMul;
+    case Op::kDiv: return ArithOp::kDiv;
+    case Op::kFloorDiv: return ArithOp::kFloorDiv;
+    case Op::kMod: return ArithOp::kMod;
+    default: return ArithOp::kPow;
+  }
+}
+
+// Python's slice bound adjustment (PySlice_AdjustIndices) for one bound.
+int64_t AdjustBound(int64_t v, int64_t len, int64_t step) {
+  if (v < 0) {
+    v += len;
+    if (v < 0) v = step < 0 ? -1 : 0;
+  } else if (v >= len) {
+    v = step < 0 ? len - 1 : len;
+  }
+  return v;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Expression::Lookup& lookup, ExprError* error) : lookup_(lookup), error_(error) {}
+
+  bool Eval(const ExprNode& n, Value* out) {
+    if (++steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
+    switch (n.op) {
+      case Op::kLiteral: *out = n.literal; return true;
+      case Op::kName: return EvalName(n, out);
+      case Op::kList: {
+        std::vector<Value> items(n.kids.size());
+        for (size_t k = 0; k < n.kids.size(); ++k) {
+          if (!Eval(*n.kids[k], &items[k])) return false;
+        }
+        *out = Value::List(std::move(items));
+        return true;
+      }
+      case Op::kComprehension: {
+        std::vector<Value> items;
+        if (!EvalClauses(n, 1, &items)) return false;
+        *out = Value::List(std::move(items));
+        return true;
+      }
+      case Op::kFor:
+      case Op::kIf: return Fail(n, "internal: a clause outside a comprehension");
+      case Op::kIndex: return EvalIndex(n, out);
+      case Op::kSlice: return EvalSlice(n, out);
+      case Op::kCall: return EvalCall(n, out);
+      case Op::kNeg:
+      case Op::kPos: {
+        Value v;
+        if (!Eval(*n.kids[0], &v)) return false;
+        std::string why;
+        if (n.op == Op::kNeg) return Negate(v, out, &why) || Fail(n, why);
+        if (!v.is_number()) return Fail(n, fmt::format("bad operand for unary +: {}", KindName(v.kind)));
+        *out = v.is_int() ? Value::Int(v.as_int()) : Value::Float(v.f);
+        return true;
+      }
+      case Op::kNot: {
+        bool b;
+        if (!EvalBool(*n.kids[0], &b)) return false;
+        *out = Value::Bool(!b);
+        return true;
+      }
+      case Op::kAnd:
+      case Op::kOr: {
+        // Python: the value of the operand that decided, and the right side only when needed.
+        if (!Eval(*n.kids[0], out)) return false;
+        bool b;
+        if (!TruthOf(*n.kids[0], *out, &b)) return false;
+        if (b == (n.op == Op::kOr)) return true;
+        return Eval(*n.kids[1], out);
+      }
+      case Op::kIfElse: {
+        bool b;
+        if (!EvalBool(*n.kids[0], &b)) return false;
+        return Eval(*n.kids[b ? 1 : 2], out);
+      }
+      case Op::kCompare: return EvalCompare(n, out);
+      default: {
+        Value a, b;
+        if (!Eval(*n.kids[0], &a) || !Eval(*n.kids[1], &b)) return false;
+        std::string why;
+        return Arithmetic(ToArith(n.op), a, b, out, &why) || Fail(n, why);
+      }
+    }
+  }
+
+ private:
+  bool Fail(const ExprNode& n, std::string message) { return Fail(n.offset, std::move(message)); }
+  bool Fail(size_t offset, std::string message) {
+    *error_ = ExprError{offset, std::move(message)};
+    return false;
+  }
+
+  bool TruthOf(const ExprNode& n, const Value& v, bool* out) {
+    std::string why;
+    *out = Truthy(v, &why);
+    return why.empty() || Fail(n, why);
+  }
+  bool EvalBool(const ExprNode& n, bool* out) {
+    Value v;
+    return Eval(n, &v) && TruthOf(n, v, out);
+  }
+
+  bool EvalName(const ExprNode& n, Value* out) {
+    for (auto it = locals_.rbegin(); it != locals_.rend(); ++it) {
+      if (it->first == n.name) {
+        *out = it->second;
+        return true;
+      }
+    }
+    std::string why;
+    return lookup_(n.name, out, &why) || Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
+  }
+
+  // Runs clauses[k...] of a comprehension, appending its elements to `items`.
+  bool EvalClauses(const ExprNode& comp, size_t k, std::vector<Value>* items) {
+    if (k == comp.kids.size()) {
+      if (items->size() >= kMaxExprListSize)
+        return Fail(comp, fmt::format("the list would have more than {} items", kMaxExprListSize));
+      items->emplace_back();
+      return Eval(*comp.kids[0], &items->back());
+    }
+    const ExprNode& clause = *comp.kids[k];
+    if (clause.op == Op::kIf) {
+      bool b;
+      if (!EvalBool(*clause.kids[0], &b)) return false;
+      return !b || EvalClauses(comp, k + 1, items);
+    }
+    Value iterable;
+    if (!Eval(*clause.kids[0], &iterable)) return false;
+    if (iterable.kind == K::kString) {
+      std::vector<Value> chars;
+      for (char c : iterable.s) chars.push_back(Value::String(std::string(1, c)));
+      iterable = Value::List(std::move(chars));
+    }
+    if (iterable.kind != K::kList) return Fail(*clause.kids[0], fmt::format("cannot iterate over {}", KindName(iterable.kind)));
+    const size_t depth = locals_.size();
+    for (const Value& item : iterable.list) {
+      if (clause.names.size() == 1) {
+        locals_.emplace_back(clause.names[0], item);
+      } else {
+        if (item.kind != K::kList || item.list.size() != clause.names.size())
+          return Fail(clause, fmt::format("cannot unpack {} into {} names", ToString(item), clause.names.size()));
+        for (size_t v = 0; v < clause.names.size(); ++v) locals_.emplace_back(clause.names[v], item.list[v]);
+      }
+      bool ok = EvalClauses(comp, k + 1, items);
+      locals_.resize(depth);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool EvalIndex(const ExprNode& n, Value* out) {
+    Value base, index;
+    if (!Eval(*n.kids[0], &base) || !Eval(*n.kids[1], &index)) return false;
+    if (base.kind != K::kList && base.kind != K::kString) return Fail(n, fmt::format("cannot index {}", ToString(base)));
+    if (!index.is_int()) return Fail(n, fmt::format("index must be an int, got {}", ToString(index)));
+    const int64_t size = static_cast<int64_t>(base.kind == K::kList ? base.list.size() : base.s.size());
+    int64_t k = index.as_int();
+    if (k < 0) k += size;
+    if (k < 0 || k >= size) return Fail(n, fmt::format("index {} is out of range for {}", ToString(index), ToString(base)));
+    if (base.kind == K::kString) *out = Value::String(std::string(1, base.s[static_cast<size_t>(k)]));
+    else *out = base.list[static_cast<size_t>(k)];
+    return true;
+  }
+
+  bool EvalSlice(const ExprNode& n, Value* out) {
+    Value base, bound[3];
+    if (!Eval(*n.kids[0], &base)) return false;
+    for (int b = 0; b < 3; ++b) {
+      if (n.kids[b + 1] && !Eval(*n.kids[b + 1], &bound[b])) return false;
+      if (!bound[b].is_none() && !bound[b].is_int())
+        return Fail(*n.kids[b + 1], fmt::format("slice bounds must be ints or None, got {}", ToString(bound[b])));
+    }
+    if (base.kind != K::kList && base.kind != K::kString) return Fail(n, fmt::format("cannot slice {}", ToString(base)));
+    const int64_t len = static_cast<int64_t>(base.kind == K::kList ? base.list.size() : base.s.size());
+    const int64_t step = bound[2].is_none() ? 1 : bound[2].as_int();
+    if (step == 0) return Fail(*n.kids[3], "slice step cannot be zero");
+    int64_t start = bound[0].is_none() ? (step < 0 ? len - 1 : 0) : AdjustBound(bound[0].as_int(), len, step);
+    int64_t stop = bound[1].is_none() ? (step < 0 ? -1 : len) : AdjustBound(bound[1].as_int(), len, step);
+    std::vector<Value> items;
+    std::string chars;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
+      if (base.kind == K::kList) items.push_back(base.list[static_cast<size_t>(i)]);
+      else chars += base.s[static_cast<size_t>(i)];
+      if (__builtin_add_overflow(i, step, &i)) break;
+    }
+    *out = base.kind == K::kList ? Value::List(std::move(items)) : Value::String(std::move(chars));
+    return true;
+  }
+
+  bool EvalCall(const ExprNode& n, Value* out) {
+    const ExprFunction* f = FindExprFunction(n.name);  // the parser checked it exists
+    std::vector<Value> args(n.kids.size());
+    for (size_t k = 0; k < n.kids.size(); ++k) {
+      if (!Eval(*n.kids[k], &args[k])) return false;
+    }
+    std::string why;
+    return f->call(f->name, args, out, &why) || Fail(n, why);
+  }
+
+  bool CompareOnce(ExprNode::CompareOp op, const Value& a, const Value& b, size_t at, bool* result) {
+    using C = ExprNode::CompareOp;
+    switch (op) {
+      case C::kIs:
+      case C::kIsNot: *result = a.is_none() == (op == C::kIs); return true;
+      case C::kIn:
+      case C::kNotIn: {
+        bool found = false;
+        if (b.kind == K::kList) {
+          for (const Value& item : b.list) found = found || item == a;
+        } else if (b.kind == K::kString) {
+          if (a.kind != K::kString) return Fail(at, fmt::format("'in <string>' needs a string on its left, got {}", KindName(a.kind)));
+          found = b.s.find(a.s) != std::string::npos;
+        } else {
+          return Fail(at, fmt::format("'in' needs a list or string on its right, got {}", ToString(b)));
+        }
+        *result = found == (op == C::kIn);
+        return true;
+      }
+      case C::kEq:
+      case C::kNe:
+        if (a.kind == K::kTensor || b.kind == K::kTensor)
+          return Fail(at, "tensors only compare with None ('is None', 'is not None')");
+        *result = (a == b) == (op == C::kEq);
+        return true;
+      default: {
+        int order = 0;
+        bool unordered;
+        std::string why;
+        if (!Compare(a, b, &order, &unordered, &why)) return Fail(at, why);
+        *result = !unordered && (op == C::kLt ? order < 0 : op == C::kLe ? order <= 0 : op == C::kGt ? order > 0 : order >= 0);
+        return true;
+      }
+    }
+  }
+
+  bool EvalCompare(const ExprNode& n, Value* out) {
+    Value left, right;
+    if (!Eval(*n.kids[0], &left)) return false;
+    for (size_t k = 0; k < n.compare_ops.size(); ++k) {
+      if (!Eval(*n.kids[k + 1], &right)) return false;
+      bool holds;
+      if (!CompareOnce(n.compare_ops[k], left, right, n.compare_offsets[k], &holds)) return false;
+      if (!holds) {
+        *out = Value::Bool(false);
+        return true;
+      }
+      left = std::move(right);
+    }
+    *out = Value::Bool(true);
+    return true;
+  }
+
+  const Expression::Lookup& lookup_;
+  ExprError* error_;
+  std::vector<std::pair<std::string, Value>> locals_;  // comprehension variables, innermost last
+  size_t steps_ = 0;
+};
+
+}  // namespace
+
+bool Expression::Evaluate(const Lookup& lookup, Value* out, ExprError* error) const {
+  if (!root_) {
+    *error = ExprError{0, "empty expression"};
+    return false;
+  }
+  Evaluator evaluator(lookup, error);
+  return evaluator.Eval(*root_, out);
+}
+
+}  // namespace remap
