@@ -194,9 +194,11 @@ TEST_CASE("replacements take ONNX text typed literals", "[attribute]") {
     bool ok = ReplacementTemplate::Compile(text, sig, &tpl, &e);
     INFO(text << ": " << e.message);
     REQUIRE(ok);
-    REQUIRE(tpl.nodes().size() == 2);
-    REQUIRE(tpl.nodes()[0].attribute_size() == 1);
-    const AP& a = tpl.nodes()[0].attribute(0);
+    REQUIRE(tpl.items().size() == 1);
+    const auto& nodes = tpl.items()[0].nodes;
+    REQUIRE(nodes.size() == 2);
+    REQUIRE(nodes[0].attribute_size() == 1);
+    const AP& a = nodes[0].attribute(0);
     CHECK(a.type() == AP::TENSOR);
     return a.t();
   };

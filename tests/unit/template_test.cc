@@ -51,7 +51,7 @@ TEST_CASE("@for repeats nodes and builds names from the loop variable", "[templa
       alternative {
         min_opset: 9
         replace: "acc0 = Identity(x)\n"
-                 "@for k in [1, 2, 3]:\n"
+                 "@for k in range(1, n + 1):\n"
                  "  acc${k} = Add(acc${k - 1}, x)\n"
                  "@end\n"
                  "out = Identity(acc${n})"
@@ -246,7 +246,7 @@ TEST_CASE("a name used before it is assigned leaves the node with a reason", "[t
       signature: "custom::bad(Tensor x, int n) -> Tensor"
       alternative {
         min_opset: 9
-        replace: "@for k in [0, 1]:\n  acc${k} = Add(acc${k + 1}, x)\n@end\nout = Identity(x)"
+        replace: "@for k in range(n):\n  acc${k} = Add(acc${k + 1}, x)\n@end\nout = Identity(x)"
       }
     })rule");
   RewriteReport report;
