@@ -31,14 +31,17 @@ struct ScanArgs {
 };
 
 struct RulesArgs {
-  std::string action;  // list | show | targets
+  std::string action;  // list | show | targets | check
   std::string id;
   std::string format = "text";  // text | json | markdown
   RuleOptions rules;
+  std::vector<std::string> check_ids;     // rules check --rule
+  std::vector<std::string> check_dtypes;  // rules check --dtype
 };
 
 int RunRewrite(const RewriteArgs& args);
 int RunScan(const ScanArgs& args);
 int RunRules(const RulesArgs& args);
+int RunRulesCheck(const RulesArgs& args);
 
 }  // namespace remap::cli

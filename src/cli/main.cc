@@ -56,6 +56,12 @@ int main(int argc, char** argv) {
   CLI::App* targets = ru->add_subcommand("targets", "The runtime targets and what each runs");
   targets->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   AddRuleOptions(targets, &rules.rules);
+  CLI::App* check = ru->add_subcommand(
+      "check", "Self-check: rewrite a small typed model for every alternative (each opset end, dtype and enum value) and validate it");
+  check->add_option("--rule", rules.check_ids, "Check only this rule id (repeatable)");
+  check->add_option("--dtype", rules.check_dtypes, "Input element types to try (repeatable; default float32 float64 float16)");
+  check->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  AddRuleOptions(check, &rules.rules);
 
   try {
     app.parse(argc, argv);
@@ -69,6 +75,7 @@ int main(int argc, char** argv) {
   }
   if (rw->parsed()) return RunRewrite(rewrite);
   if (sc->parsed()) return RunScan(scan);
+  if (check->parsed()) return RunRulesCheck(rules);
   rules.action = list->parsed() ? "list" : targets->parsed() ? "targets" : "show";
   return RunRules(rules);
 }

@@ -44,6 +44,7 @@ class TreeRewriter {
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
+        outcome.refusal = m.refusal;
         report_->remaining.push_back(std::move(outcome));
         continue;
       }

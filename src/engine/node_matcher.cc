@@ -51,15 +51,17 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
   if (candidates.empty()) {
     result.reason = form.aten_operator.empty() ? fmt::format("no rule for {}", OpName(node))
                                                : fmt::format("no rule for aten::{}", form.aten_operator);
+    result.refusal = Refusal::kNoRule;
     return result;
   }
   std::vector<std::string> reasons;
   int needs_opset = 0;
   bool only_opset = true;
   for (const Rule* rule : candidates) {
-    auto refuse = [&](const std::string& why) {
+    auto refuse = [&](Refusal kind, const std::string& why) {
       reasons.push_back(fmt::format("[{}] {}", rule->id, why));
       only_opset = false;
+      result.refusal = kind;
     };
     std::string match_failure = "no match";
     for (const NodeMatch& m : rule->matches) {
@@ -68,41 +70,43 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       if (match_failure.empty()) break;
     }
     if (!match_failure.empty()) {
-      refuse(match_failure);
+      refuse(Refusal::kMatch, match_failure);
       continue;
     }
     Binding binding;
     std::string why;
     if (!BindArguments(node, form, rule->signature, *index, &binding, &why)) {
-      refuse(why);
+      refuse(Refusal::kBinding, why);
       continue;
     }
     // The best alternative: guard holds, opset fits, highest min_opset wins.
     const Alternative* best = nullptr;
     for (const Alternative& alt : rule->alternatives) {
       if (context.target && !alt.IsFor(context.target->name)) {
-        refuse(fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name));
+        refuse(Refusal::kTarget, fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name));
         continue;
       }
       bool pass = false;
       EmitFailure failure;
       if (!EvaluateGuard(alt, binding, &pass, &failure)) {
-        refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
+        refuse(Refusal::kGuardError, fmt::format("{}: {}", failure.location.ToString(), failure.message));
         continue;
       }
       if (!pass) {
         reasons.push_back(fmt::format("[{}] {}: when '{}' is false", rule->id, Where(alt), alt.when.text()));
         only_opset = false;
+        result.refusal = Refusal::kGuard;
         continue;
       }
       if (alt.min_opset > context.target_opset) {
         reasons.push_back(fmt::format("[{}] {}: needs opset {} (target is {}; --opset {} allows raising it)", rule->id,
                                       Where(alt), alt.min_opset, context.target_opset, alt.min_opset));
         if (needs_opset == 0 || alt.min_opset < needs_opset) needs_opset = alt.min_opset;
+        result.refusal = Refusal::kOpset;
         continue;
       }
       if (alt.max_opset && context.target_opset > alt.max_opset) {
-        refuse(fmt::format("{}: valid up to opset {} only", Where(alt), alt.max_opset));
+        refuse(Refusal::kOpset, fmt::format("{}: valid up to opset {} only", Where(alt), alt.max_opset));
         continue;
       }
       std::string conflict;
@@ -112,7 +116,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
           conflict = fmt::format("needs {} version {}, the model imports version {}", domain, version, it->second);
       }
       if (!conflict.empty()) {
-        refuse(fmt::format("{}: {}", Where(alt), conflict));
+        refuse(Refusal::kMatch, fmt::format("{}: {}", Where(alt), conflict));
         continue;
       }
       if (!best || alt.min_opset > best->min_opset) best = &alt;
@@ -121,12 +125,12 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     EmitFailure failure;
     std::vector<onnx::NodeProto> nodes;
     if (!EmitReplacement(node, *rule, *best, binding, context.target_opset, index, &nodes, &failure)) {
-      refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
+      refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message));
       continue;
     }
     std::string type_error;
     if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
-      refuse(fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*best), type_error));
+      refuse(Refusal::kType, fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*best), type_error));
       continue;
     }
     result.ok = true;
@@ -136,7 +140,10 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     return result;
   }
   result.reason = fmt::format("{}", fmt::join(reasons, "; "));
-  if (only_opset) result.needs_opset = needs_opset;
+  if (only_opset) {
+    result.needs_opset = needs_opset;
+    result.refusal = Refusal::kOpset;
+  }
   return result;
 }
 

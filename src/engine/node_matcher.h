@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "engine/node_form.h"
+#include "engine/rewrite_report.h"
 #include "model/graph_index.h"
 #include "model/type_oracle.h"
 #include "rules/rule_set.h"
@@ -21,6 +22,7 @@ struct MatchResult {
   std::vector<onnx::NodeProto> replacement;
   std::string reason;   // when !ok
   int needs_opset = 0;  // when !ok only for want of opset
+  Refusal refusal = Refusal::kNone;  // when !ok: the kind of the last refusal
 };
 
 struct MatchContext {
