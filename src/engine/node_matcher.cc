@@ -33,6 +33,19 @@ std::string MatchFailure(const NodeMatch& m, const onnx::NodeProto& node, const 
   return "";
 }
 
+// Why the rewrite would orphan an output, or "": outputs past the signature's
+// returns get no producer in the replacement, so they must have no use.
+std::string UnreturnedOutputInUse(const onnx::NodeProto& node, const Signature& signature, const GraphIndex& index) {
+  const size_t returns = signature.returns.size();
+  for (size_t k = returns; k < static_cast<size_t>(node.output_size()); ++k) {
+    const std::string& out = node.output(static_cast<int>(k));
+    if (!out.empty() && index.Uses(out) > 0)
+      return fmt::format("the node has {} outputs, the signature returns {}; output '{}' is used", node.output_size(),
+                         returns, out);
+  }
+  return "";
+}
+
 std::string Where(const Alternative& alt) { return alt.location.ToString(); }
 
 }  // namespace
@@ -63,6 +76,11 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     }
     if (!match_failure.empty()) {
       refuse(match_failure);
+      continue;
+    }
+    std::string orphan = UnreturnedOutputInUse(node, rule->signature, *index);
+    if (!orphan.empty()) {
+      refuse(orphan);
       continue;
     }
     Binding binding;
