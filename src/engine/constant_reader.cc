@@ -186,6 +186,14 @@ bool CoerceToArgument(const Value& in, const Argument& arg, Value* out, std::str
     case ArgType::kFloatList:
     case ArgType::kBoolList: {
       std::vector<Value> items = in.kind == Value::Kind::kList ? in.list : std::vector<Value>{in};
+      const size_t n = static_cast<size_t>(arg.list_size);
+      const bool repeat = arg.type == ArgType::kIntList;  // only IntArrayRef broadcasts one value
+      if (n > 0 && items.size() == 1 && repeat) items.resize(n, items[0]);
+      if (n > 0 && items.size() != n) {
+        *why = fmt::format("argument '{}' ({}) has {} elements ({}); {} takes {}{}", arg.name, arg.type_text,
+                           items.size(), ToString(in), arg.type_text, n, repeat ? ", or 1 to repeat" : "");
+        return false;
+      }
       for (Value& item : items) {
         if (!item.is_number()) return fail(in);
         if (arg.type == ArgType::kFloatList) item = Value::Float(item.as_double());

@@ -22,7 +22,8 @@ bool ConstantNodeValue(const onnx::NodeProto& node, Value* out, std::string* why
 bool AttributeToValue(const onnx::AttributeProto& attr, Value* out, std::string* why);
 
 // Converts to what the signature declares: bool from 0/1, int[] from a
-// scalar, a float from an int, Scalar kept as given.
+// scalar, a float from an int, Scalar kept as given; int[N] from one int is N
+// copies of it (PyTorch's rule), from another length than 1 or N an error.
 bool CoerceToArgument(const Value& in, const Argument& arg, Value* out, std::string* why);
 
 }  // namespace remap
