@@ -102,9 +102,14 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       needed.push_back(arg.name);
       const std::string& name = node.input(next_input++);
       if (name.empty()) {
+        // "" is None, or an omitted input as in ONNX: an argument that cannot
+        // be None but has a default reads it as omitted and takes the default.
         if (!arg.optional && arg.type != ArgType::kOpaque) {
-          *why = fmt::format("argument '{}' ({}) is None but not optional", arg.name, arg.type_text);
-          return false;
+          if (!arg.default_value) {
+            *why = fmt::format("argument '{}' ({}) is None but not optional and has no default", arg.name, arg.type_text);
+            return false;
+          }
+          b.value = *arg.default_value;
         }
       } else {
         b.input = name;

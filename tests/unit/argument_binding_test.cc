@@ -97,3 +97,23 @@ TEST_CASE("int[N] given one int (scalar, 1-element list or attribute) means N co
     CHECK(ToString(c["k"]) == "[1, 2, 3]");
   }
 }
+
+TEST_CASE("an empty input for an argument with a default takes the default", "[binding]") {
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[3,3] x) => (float[3,3] y) {
+      y = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, x)
+    })");
+  model.mutable_graph()->mutable_node(0)->set_input(1, "");
+  BindCase c(model, "aten::tril(Tensor self, int diagonal=1) -> Tensor");
+  REQUIRE(c.Bind());
+  CHECK(ToString(c["diagonal"]) == "1");
+
+  BindCase none(model, "aten::tril(Tensor self, int diagonal) -> Tensor");
+  REQUIRE_FALSE(none.Bind());
+  CHECK(none.why == "argument 'diagonal' (int) is None but not optional and has no default");
+
+  BindCase optional(model, "aten::tril(Tensor self, int? diagonal=1) -> Tensor");
+  REQUIRE(optional.Bind());
+  CHECK(optional["diagonal"].is_none());  // None was passed explicitly
+}
