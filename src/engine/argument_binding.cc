@@ -88,13 +88,17 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
     }
     if (attr_index >= 0) {
       attribute_used[static_cast<size_t>(attr_index)] = true;
+      const onnx::AttributeProto& attr = node.attribute(attr_index);
       Value raw;
       std::string reason;
       if (IsTensorType(arg.type)) {
         *why = fmt::format("argument '{}' is a tensor but arrives as an attribute", arg.name);
         return false;
       }
-      if (!AttributeToValue(node.attribute(attr_index), &raw, &reason) || !CoerceToArgument(raw, arg, &b.value, &reason)) {
+      // Inside a function, `k = @kk` has a value only per call site: like a
+      // scalar computed at run time, it binds, and refuses only when read.
+      b.not_constant = AttributeReference(attr);
+      if (b.not_constant.empty() && (!AttributeToValue(attr, &raw, &reason) || !CoerceToArgument(raw, arg, &b.value, &reason))) {
         *why = reason;
         return false;
       }

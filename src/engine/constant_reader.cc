@@ -114,8 +114,16 @@ bool TensorToValue(const TP& t, Value* out, std::string* why) {
   return true;
 }
 
+std::string AttributeReference(const onnx::AttributeProto& attr) {
+  if (attr.ref_attr_name().empty()) return "";
+  return fmt::format("it is the function attribute @{}, known only per call site", attr.ref_attr_name());
+}
+
 bool AttributeToValue(const onnx::AttributeProto& a, Value* out, std::string* why) {
   using AP = onnx::AttributeProto;
+  // The referencing attribute's own fields are empty (an INT reads as 0).
+  *why = AttributeReference(a);
+  if (!why->empty()) return false;
   std::vector<Value> items;
   switch (a.type()) {
     case AP::INT: *out = Value::Int(a.i()); return true;

@@ -18,7 +18,11 @@ bool TensorToValue(const onnx::TensorProto& tensor, Value* out, std::string* why
 // The constant a Constant node produces (any of its value* attributes).
 bool ConstantNodeValue(const onnx::NodeProto& node, Value* out, std::string* why);
 
-// A node attribute as a Value.
+// Why a node attribute that references an attribute of the enclosing function
+// (`value_int = @alpha`) has no value here; "" when it is not such a reference.
+std::string AttributeReference(const onnx::AttributeProto& attr);
+
+// A node attribute as a Value. Fails for a reference to a function attribute.
 bool AttributeToValue(const onnx::AttributeProto& attr, Value* out, std::string* why);
 
 // Converts to what the signature declares: bool from 0/1, int[] from a

@@ -27,7 +27,8 @@ std::string MatchFailure(const NodeMatch& m, const onnx::NodeProto& node, const 
     Value actual;
     std::string why;
     if (!found) return fmt::format("the node has no attribute '{}'", name);
-    if (!AttributeToValue(*found, &actual, &why) || actual != expected)
+    if (!AttributeToValue(*found, &actual, &why)) return fmt::format("attribute '{}': {}", name, why);
+    if (actual != expected)
       return fmt::format("attribute '{}' is {}, the rule wants {}", name, ToString(actual), ToString(expected));
   }
   return "";

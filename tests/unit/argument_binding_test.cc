@@ -40,6 +40,7 @@ struct BindCase {
   std::string why;
 };
 
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -116,4 +117,48 @@ TEST_CASE("an empty input for an argument with a default takes the default", "[b
   BindCase optional(model, "aten::tril(Tensor self, int? diagonal=1) -> Tensor");
   REQUIRE(optional.Bind());
   CHECK(optional["diagonal"].is_none());  // None was passed explicitly
+}
+
+TEST_CASE("function attribute references are not read as constants", "[binding][function]") {
+  RuleSet rules = RulesFromText(R"rule(
+rule {
+  id: "aten-tril"
+  match { aten: "tril" }
+  signature: "aten::tril(Tensor self, int diagonal=0) -> Tensor"
+  alternative { min_opset: 14 replace: "k = Constant<value = ${diagonal}>()\n out = Trilu<upper = 0>(self, k)" }
+}
+rule {
+  id: "custom-pool"
+  match { domain: "custom" op_type: "pool" }
+  signature: "custom::pool(Tensor x, int[2] k) -> Tensor"
+  alternative { min_opset: 11 replace: "out = MaxPool<kernel_shape = ${k}>(x)" }
+}
+)rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 15, "local" : 1] >
+    g (float[1,1,4,4] x) => (float[1,1,4,4] y, float[1,1,2,2] z) {
+      y = local.Block<alpha = 1, kk = [2, 2]>(x)
+      z = local.Pool<kk = [2, 2]>(x)
+    }
+    < domain: "local", opset_import: ["" : 15, "org.pytorch.aten" : 1] >
+    Block <alpha> (a) => (b) {
+      c = Constant<value_int = @alpha>()
+      b = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(a, c)
+    }
+    < domain: "local", opset_import: ["" : 15, "custom" : 1] >
+    Pool <kk> (a) => (b) {
+      b = custom.pool<k = @kk>(a)
+    })");
+  // Exporters write the referenced attribute's type; the parser leaves it unset.
+  model.mutable_functions(0)->mutable_node(0)->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
+  model.mutable_functions(1)->mutable_node(0)->mutable_attribute(0)->set_type(onnx::AttributeProto::INTS);
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.empty());
+  REQUIRE(report->remaining.size() == 2);
+  CHECK(Contains(report->remaining[0].reason,
+                 "argument 'diagonal' is not a constant: it is the function attribute @alpha, known only per call site"));
+  CHECK(Contains(report->remaining[1].reason,
+                 "argument 'k' is not a constant: it is the function attribute @kk, known only per call site"));
+  CHECK(model.functions(0).node_size() == 2);  // left as it was
 }
