@@ -1,5 +1,7 @@
 #include "engine/node_matcher.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -90,8 +92,8 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       refuse(why);
       continue;
     }
-    // The best alternative: guard holds, opset fits, highest min_opset wins.
-    const Alternative* best = nullptr;
+    // The alternatives that fit: guard holds, opset fits, imports agree.
+    std::vector<const Alternative*> fitting;
     for (const Alternative& alt : rule->alternatives) {
       bool pass = false;
       EmitFailure failure;
@@ -124,20 +126,25 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         refuse(fmt::format("{}: {}", Where(alt), conflict));
         continue;
       }
-      if (!best || alt.min_opset > best->min_opset) best = &alt;
+      fitting.push_back(&alt);
     }
-    if (!best) continue;
-    EmitFailure failure;
-    std::vector<onnx::NodeProto> nodes;
-    if (!EmitReplacement(node, *rule, *best, binding, context.target_opset, index, &nodes, &failure)) {
-      refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
-      continue;
+    // Highest min_opset first, ties in file order; one that fails to emit (an
+    // expression error) gives way to the next.
+    std::stable_sort(fitting.begin(), fitting.end(),
+                     [](const Alternative* a, const Alternative* b) { return a->min_opset > b->min_opset; });
+    for (const Alternative* alt : fitting) {
+      EmitFailure failure;
+      std::vector<onnx::NodeProto> nodes;
+      if (!EmitReplacement(node, *rule, *alt, binding, context.target_opset, index, &nodes, &failure)) {
+        refuse(fmt::format("{}: {}", failure.location.ToString(), failure.message));
+        continue;
+      }
+      result.ok = true;
+      result.rule = rule;
+      result.alternative = alt;
+      result.replacement = std::move(nodes);
+      return result;
     }
-    result.ok = true;
-    result.rule = rule;
-    result.alternative = best;
-    result.replacement = std::move(nodes);
-    return result;
   }
   result.reason = fmt::format("{}", fmt::join(reasons, "; "));
   if (only_opset) result.needs_opset = needs_opset;
