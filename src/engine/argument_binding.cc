@@ -31,35 +31,37 @@ bool Binding::Lookup(const std::string& name, Value* out, std::string* why) cons
 
 namespace {
 
+// Where a value comes from, for messages: "it is the graph input 'x'".
+std::string Origin(const std::string& name, const Producer& p) {
+  switch (p.kind) {
+    case Producer::Kind::kInitializer: return fmt::format("it is the initializer '{}'", name);
+    case Producer::Kind::kNode:
+      return p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
+                    : fmt::format("'{}' is computed by a rewritten node", name);
+    case Producer::Kind::kGraphInput: return fmt::format("it is the graph input '{}'", name);
+    case Producer::Kind::kUnknown: break;
+  }
+  return fmt::format("'{}' has no producer in scope", name);
+}
+
 // Resolves the constant behind input `name` for a scalar argument.
 void ResolveConstant(const std::string& name, const GraphIndex& index, BoundArgument* b, std::string* error) {
   Producer p = index.ProducerOf(name);
   Value raw;
   std::string why;
-  switch (p.kind) {
-    case Producer::Kind::kInitializer:
-      if (!TensorToValue(*p.initializer, &raw, &why)) {
-        b->not_constant = fmt::format("initializer '{}': {}", name, why);
-        return;
-      }
-      break;
-    case Producer::Kind::kNode:
-      if (p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
-        if (!ConstantNodeValue(*p.node, &raw, &why)) {
-          b->not_constant = why;
-          return;
-        }
-        break;
-      }
-      b->not_constant = p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
-                               : fmt::format("'{}' is computed by a rewritten node", name);
+  if (p.kind == Producer::Kind::kInitializer) {
+    if (!TensorToValue(*p.initializer, &raw, &why)) {
+      b->not_constant = fmt::format("initializer '{}': {}", name, why);
       return;
-    case Producer::Kind::kGraphInput:
-      b->not_constant = fmt::format("it is the graph input '{}'", name);
+    }
+  } else if (p.kind == Producer::Kind::kNode && p.node && IsConstantProducer(*p.node)) {
+    if (!ConstantNodeValue(*p.node, &raw, &why)) {
+      b->not_constant = why;
       return;
-    case Producer::Kind::kUnknown:
-      b->not_constant = fmt::format("'{}' has no producer in scope", name);
-      return;
+    }
+  } else {
+    b->not_constant = Origin(name, p);
+    return;
   }
   if (!CoerceToArgument(raw, *b->arg, &b->value, &why)) *error = why;
 }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "model/opset_import.h"
+
 namespace remap {
 
 namespace {
@@ -84,6 +86,15 @@ int TypedCount(const TP& t) {
 }
 
 }  // namespace
+
+bool IsConstantProducer(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && (IsDefaultDomain(node.domain()) || node.domain() == "prim");
+}
+
+bool IsListProducer(const onnx::NodeProto& node) {
+  return (node.op_type() == "SequenceConstruct" && IsDefaultDomain(node.domain())) ||
+         (node.op_type() == "ListConstruct" && node.domain() == "prim");
+}
 
 bool TensorToValue(const TP& t, Value* out, std::string* why) {
   if (t.data_location() == TP::EXTERNAL) {

@@ -11,6 +11,19 @@
 
 namespace remap {
 
+// A Constant node the engine reads scalar arguments from and, once nothing
+// uses it, removes: the default domain's, or prim::Constant (traced exports
+// pass Device arguments so). Other domains' "Constant" are custom ops.
+bool IsConstantProducer(const onnx::NodeProto& node);
+
+// A node that builds a Tensor[] argument from its inputs: SequenceConstruct
+// (opset >= 11) or prim::ListConstruct (opsets 9-10).
+bool IsListProducer(const onnx::NodeProto& node);
+
+// Either of the above: a node that exists only to pass arguments, removed when
+// a rewrite leaves its outputs unused.
+inline bool IsArgumentProducer(const onnx::NodeProto& node) { return IsConstantProducer(node) || IsListProducer(node); }
+
 // The tensor as a Value: a 0-d tensor becomes a scalar, others a flat list.
 // Floats (any precision) become kFloat, integers kInt, bool kBool, strings kString.
 bool TensorToValue(const onnx::TensorProto& tensor, Value* out, std::string* why);
