@@ -66,6 +66,36 @@ void ResolveConstant(const std::string& name, const GraphIndex& index, BoundArgu
   if (!CoerceToArgument(raw, *b->arg, &b->value, &why)) *error = why;
 }
 
+// A Tensor[] arrives as one input, made by a list node whose inputs are the
+// elements: binds them, so rules can take len() and index the list.
+bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgument* b, std::string* why) {
+  const Argument& arg = *b->arg;
+  Producer p = index.ProducerOf(name);
+  if (p.kind != Producer::Kind::kNode || !p.node || !IsListProducer(*p.node)) {
+    *why = fmt::format("argument '{}' ({}) must come from a SequenceConstruct or prim::ListConstruct node to know its "
+                       "elements: {}", arg.name, arg.type_text, Origin(name, p));
+    return false;
+  }
+  std::vector<Value> elements;
+  elements.reserve(static_cast<size_t>(p.node->input_size()));
+  for (int k = 0; k < p.node->input_size(); ++k) {
+    const std::string& element = p.node->input(k);
+    if (element.empty()) {
+      if (!arg.optional_elements) {
+        *why = fmt::format("argument '{}' ({}): element {} is None, but the elements are not optional (Tensor?[])",
+                           arg.name, arg.type_text, k);
+        return false;
+      }
+      elements.push_back(Value::None());
+      continue;
+    }
+    TensorType type = index.TypeOf(element);
+    elements.push_back(Value::Tensor(element, type.elem_type, type.rank));
+  }
+  b->value = Value::List(std::move(elements));
+  return true;
+}
+
 }  // namespace
 
 bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Signature& signature,
@@ -117,6 +147,9 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
           }
           b.value = *arg.default_value;
         }
+      } else if (arg.type == ArgType::kTensorList) {
+        b.input = name;
+        if (!BindTensorList(name, index, &b, why)) return false;
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {

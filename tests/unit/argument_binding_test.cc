@@ -162,3 +162,113 @@ rule {
                  "argument 'k' is not a constant: it is the function attribute @kk, known only per call site"));
   CHECK(model.functions(0).node_size() == 2);  // left as it was
 }
+
+TEST_CASE("Tensor[] from SequenceConstruct or prim::ListConstruct binds as a list of tensors", "[binding][list]") {
+  const char* sig = "aten::cat2(Tensor[] tensors, int dim=0) -> Tensor";
+  SECTION("SequenceConstruct (opset >= 11)") {
+    BindCase c(ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g (float[2,3] x, int64[4] y) => (float[6,3] z) {
+        s = SequenceConstruct(x, y)
+        z = org.pytorch.aten.ATen<operator = "cat2", overload_name = "">(s)
+      })"), sig);
+    REQUIRE(c.Bind());
+    const Value& v = c["tensors"];
+    REQUIRE(v.kind == Value::Kind::kList);
+    REQUIRE(v.list.size() == 2);
+    CHECK(v.list[0].kind == Value::Kind::kTensor);
+    CHECK(v.list[0].s == "x");
+    CHECK(v.list[0].elem_type == onnx::TensorProto::FLOAT);
+    CHECK(v.list[0].rank == 2);
+    CHECK(v.list[1].s == "y");
+    CHECK(v.list[1].elem_type == onnx::TensorProto::INT64);
+    CHECK(v.list[1].rank == 1);
+    CHECK(c.binding.Find("tensors")->input == "s");
+  }
+  SECTION("prim::ListConstruct (opset 9-10)") {
+    BindCase c(ModelFromText(R"(
+      < ir_version: 5, opset_import: ["" : 10, "org.pytorch.aten" : 1, "prim" : 1] >
+      g (float[2,3] x, float[3,4] y) => (float[2,4] z) {
+        l = prim.ListConstruct(x, y)
+        z = org.pytorch.aten.ATen<operator = "cat2", overload_name = "">(l)
+      })"), sig);
+    REQUIRE(c.Bind());
+    REQUIRE(c["tensors"].list.size() == 2);
+    CHECK(c["tensors"].list[1].s == "y");
+    CHECK(c["tensors"].list[1].rank == 2);
+  }
+  SECTION("Tensor?[]: an empty element is None; in Tensor[] it is refused") {
+    auto model = ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g (float[2,3] x, int64[2] i) => (float[2] z) {
+        s = SequenceConstruct(i, , i)
+        z = org.pytorch.aten.ATen<operator = "index", overload_name = "">(x, s)
+      })");
+    BindCase c(model, "aten::index(Tensor self, Tensor?[] indices) -> Tensor");
+    REQUIRE(c.Bind());
+    REQUIRE(c["indices"].list.size() == 3);
+    CHECK(c["indices"].list[0].s == "i");
+    CHECK(c["indices"].list[1].is_none());
+    BindCase strict(model, "aten::index(Tensor self, Tensor[] indices) -> Tensor");
+    REQUIRE_FALSE(strict.Bind());
+    CHECK(strict.why == "argument 'indices' (Tensor[]): element 1 is None, but the elements are not optional (Tensor?[])");
+  }
+  SECTION("from anything else: refused") {
+    auto model = ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g (float[6,3] x) => (float[6,3] z) {
+        s = SplitToSequence<axis = 0>(x)
+        z = org.pytorch.aten.ATen<operator = "cat2", overload_name = "">(s)
+      })");
+    BindCase computed(model, sig);
+    REQUIRE_FALSE(computed.Bind());
+    CHECK(computed.why == "argument 'tensors' (Tensor[]) must come from a SequenceConstruct or prim::ListConstruct node "
+                          "to know its elements: it is computed by node '' (SplitToSequence)");
+
+    // A graph input of sequence type (the ONNX 1.12 text parser has no seq types).
+    auto* graph = model.mutable_graph();
+    graph->mutable_node()->DeleteSubrange(0, 1);
+    auto* in = graph->add_input();
+    in->set_name("s");
+    in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+    BindCase input(model, sig);
+    REQUIRE_FALSE(input.Bind());
+    CHECK(input.why == "argument 'tensors' (Tensor[]) must come from a SequenceConstruct or prim::ListConstruct node "
+                       "to know its elements: it is the graph input 's'");
+  }
+}
+
+TEST_CASE("rule expressions see Tensor[] as a list: len() and indexing", "[binding][list]") {
+  RuleSet rules = RulesFromText(R"rule(
+rule {
+  id: "aten-cat2"
+  match { aten: "cat2" }
+  signature: "aten::cat2(Tensor[] tensors, int dim=0) -> Tensor"
+  alternative {
+    min_opset: 11
+    when: "len(tensors) == 2 and rank(tensors[1]) == 2"
+    replace: "out = ConcatFromSequence<axis = ${dim + len(tensors) - 2}>(tensors)"
+  }
+}
+)rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[2,3] x, float[4,3] y, float[4] w) => (float[6,3] z, float[6] v) {
+      s = SequenceConstruct(x, y)
+      z = org.pytorch.aten.ATen<operator = "cat2", overload_name = "">(s)
+      t = SequenceConstruct(w, w)
+      v = org.pytorch.aten.ATen<operator = "cat2", overload_name = "">(t)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->rewritten.size() == 1);
+  REQUIRE(report->remaining.size() == 1);
+  CHECK(Contains(report->remaining[0].reason, "when 'len(tensors) == 2 and rank(tensors[1]) == 2' is false"));
+  // The replacement uses the sequence whole: its SequenceConstruct stays.
+  const auto& nodes = model.graph().node();
+  REQUIRE(nodes.size() == 4);
+  CHECK(nodes[0].op_type() == "SequenceConstruct");
+  CHECK(nodes[1].op_type() == "ConcatFromSequence");
+  CHECK(nodes[1].input(0) == "s");
+  CHECK(nodes[1].attribute(0).i() == 0);
+}
