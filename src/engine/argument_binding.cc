@@ -31,37 +31,69 @@ bool Binding::Lookup(const std::string& name, Value* out, std::string* why) cons
 
 namespace {
 
+// Where a value comes from, for messages: "it is the graph input 'x'".
+std::string Origin(const std::string& name, const Producer& p) {
+  switch (p.kind) {
+    case Producer::Kind::kInitializer: return fmt::format("it is the initializer '{}'", name);
+    case Producer::Kind::kNode:
+      return p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
+                    : fmt::format("'{}' is computed by a rewritten node", name);
+    case Producer::Kind::kGraphInput: return fmt::format("it is the graph input '{}'", name);
+    case Producer::Kind::kUnknown: break;
+  }
+  return fmt::format("'{}' has no producer in scope", name);
+}
+
 // Resolves the constant behind input `name` for a scalar argument.
 void ResolveConstant(const std::string& name, const GraphIndex& index, BoundArgument* b, std::string* error) {
   Producer p = index.ProducerOf(name);
   Value raw;
   std::string why;
-  switch (p.kind) {
-    case Producer::Kind::kInitializer:
-      if (!TensorToValue(*p.initializer, &raw, &why)) {
-        b->not_constant = fmt::format("initializer '{}': {}", name, why);
-        return;
-      }
-      break;
-    case Producer::Kind::kNode:
-      if (p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
-        if (!ConstantNodeValue(*p.node, &raw, &why)) {
-          b->not_constant = why;
-          return;
-        }
-        break;
-      }
-      b->not_constant = p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
-                               : fmt::format("'{}' is computed by a rewritten node", name);
+  if (p.kind == Producer::Kind::kInitializer) {
+    if (!TensorToValue(*p.initializer, &raw, &why)) {
+      b->not_constant = fmt::format("initializer '{}': {}", name, why);
       return;
-    case Producer::Kind::kGraphInput:
-      b->not_constant = fmt::format("it is the graph input '{}'", name);
+    }
+  } else if (p.kind == Producer::Kind::kNode && p.node && IsConstantProducer(*p.node)) {
+    if (!ConstantNodeValue(*p.node, &raw, &why)) {
+      b->not_constant = why;
       return;
-    case Producer::Kind::kUnknown:
-      b->not_constant = fmt::format("'{}' has no producer in scope", name);
-      return;
+    }
+  } else {
+    b->not_constant = Origin(name, p);
+    return;
   }
   if (!CoerceToArgument(raw, *b->arg, &b->value, &why)) *error = why;
+}
+
+// A Tensor[] arrives as one input, made by a list node whose inputs are the
+// elements: binds them, so rules can take len() and index the list.
+bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgument* b, std::string* why) {
+  const Argument& arg = *b->arg;
+  Producer p = index.ProducerOf(name);
+  if (p.kind != Producer::Kind::kNode || !p.node || !IsListProducer(*p.node)) {
+    *why = fmt::format("argument '{}' ({}) must come from a SequenceConstruct or prim::ListConstruct node to know its "
+                       "elements: {}", arg.name, arg.type_text, Origin(name, p));
+    return false;
+  }
+  std::vector<Value> elements;
+  elements.reserve(static_cast<size_t>(p.node->input_size()));
+  for (int k = 0; k < p.node->input_size(); ++k) {
+    const std::string& element = p.node->input(k);
+    if (element.empty()) {
+      if (!arg.optional_elements) {
+        *why = fmt::format("argument '{}' ({}): element {} is None, but the elements are not optional (Tensor?[])",
+                           arg.name, arg.type_text, k);
+        return false;
+      }
+      elements.push_back(Value::None());
+      continue;
+    }
+    TensorType type = index.TypeOf(element);
+    elements.push_back(Value::Tensor(element, type.elem_type, type.rank));
+  }
+  b->value = Value::List(std::move(elements));
+  return true;
 }
 
 }  // namespace
@@ -88,13 +120,17 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
     }
     if (attr_index >= 0) {
       attribute_used[static_cast<size_t>(attr_index)] = true;
+      const onnx::AttributeProto& attr = node.attribute(attr_index);
       Value raw;
       std::string reason;
       if (IsTensorType(arg.type)) {
         *why = fmt::format("argument '{}' is a tensor but arrives as an attribute", arg.name);
         return false;
       }
-      if (!AttributeToValue(node.attribute(attr_index), &raw, &reason) || !CoerceToArgument(raw, arg, &b.value, &reason)) {
+      // Inside a function, `k = @kk` has a value only per call site: like a
+      // scalar computed at run time, it binds, and refuses only when read.
+      b.not_constant = AttributeReference(attr);
+      if (b.not_constant.empty() && (!AttributeToValue(attr, &raw, &reason) || !CoerceToArgument(raw, arg, &b.value, &reason))) {
         *why = reason;
         return false;
       }
@@ -102,10 +138,18 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       needed.push_back(arg.name);
       const std::string& name = node.input(next_input++);
       if (name.empty()) {
+        // "" is None, or an omitted input as in ONNX: an argument that cannot
+        // be None but has a default reads it as omitted and takes the default.
         if (!arg.optional && arg.type != ArgType::kOpaque) {
-          *why = fmt::format("argument '{}' ({}) is None but not optional", arg.name, arg.type_text);
-          return false;
+          if (!arg.default_value) {
+            *why = fmt::format("argument '{}' ({}) is None but not optional and has no default", arg.name, arg.type_text);
+            return false;
+          }
+          b.value = *arg.default_value;
         }
+      } else if (arg.type == ArgType::kTensorList) {
+        b.input = name;
+        if (!BindTensorList(name, index, &b, why)) return false;
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {

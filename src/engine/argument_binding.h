@@ -1,7 +1,8 @@
 // Binds a node to a rule's signature: each argument takes the node attribute
 // of the same name if there is one (custom symbolics, older exporters' typed
 // attributes), else the next input (ATen fallback passes everything as
-// inputs, scalars from Constant nodes, None as ""), else its default.
+// inputs, scalars from Constant nodes, tensor lists from SequenceConstruct /
+// prim::ListConstruct, None as ""), else its default.
 #pragma once
 
 #include <string>
@@ -18,9 +19,15 @@ namespace remap {
 
 struct BoundArgument {
   const Argument* arg = nullptr;
-  Value value;                  // the constant, None, or Tensor(input name)
-  std::string input;            // the graph value feeding it ("" when from an attribute/default or None)
-  std::string not_constant;     // set when a scalar argument is computed at run time: why
+  // The constant, None, or Tensor(input name). Tensor[] / Tensor?[]: a List
+  // of Tensor(element name) values (None for an empty optional element).
+  Value value;
+  // The graph value feeding it ("" when from an attribute/default or None);
+  // for Tensor[] the sequence / list value, not its elements.
+  std::string input;
+  // Set when a scalar argument has no value here (computed at run time, or a
+  // function attribute reference): why.
+  std::string not_constant;
 };
 
 class Binding {

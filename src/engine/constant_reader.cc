@@ -3,6 +3,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "model/opset_import.h"
+
 namespace remap {
 
 namespace {
@@ -85,6 +87,15 @@ int TypedCount(const TP& t) {
 
 }  // namespace
 
+bool IsConstantProducer(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && (IsDefaultDomain(node.domain()) || node.domain() == "prim");
+}
+
+bool IsListProducer(const onnx::NodeProto& node) {
+  return (node.op_type() == "SequenceConstruct" && IsDefaultDomain(node.domain())) ||
+         (node.op_type() == "ListConstruct" && node.domain() == "prim");
+}
+
 bool TensorToValue(const TP& t, Value* out, std::string* why) {
   if (t.data_location() == TP::EXTERNAL) {
     *why = "its tensor is stored as external data";
@@ -114,8 +125,16 @@ bool TensorToValue(const TP& t, Value* out, std::string* why) {
   return true;
 }
 
+std::string AttributeReference(const onnx::AttributeProto& attr) {
+  if (attr.ref_attr_name().empty()) return "";
+  return fmt::format("it is the function attribute @{}, known only per call site", attr.ref_attr_name());
+}
+
 bool AttributeToValue(const onnx::AttributeProto& a, Value* out, std::string* why) {
   using AP = onnx::AttributeProto;
+  // The referencing attribute's own fields are empty (an INT reads as 0).
+  *why = AttributeReference(a);
+  if (!why->empty()) return false;
   std::vector<Value> items;
   switch (a.type()) {
     case AP::INT: *out = Value::Int(a.i()); return true;
@@ -186,6 +205,14 @@ bool CoerceToArgument(const Value& in, const Argument& arg, Value* out, std::str
     case ArgType::kFloatList:
     case ArgType::kBoolList: {
       std::vector<Value> items = in.kind == Value::Kind::kList ? in.list : std::vector<Value>{in};
+      const size_t n = static_cast<size_t>(arg.list_size);
+      const bool repeat = arg.type == ArgType::kIntList;  // only IntArrayRef broadcasts one value
+      if (n > 0 && items.size() == 1 && repeat) items.resize(n, items[0]);
+      if (n > 0 && items.size() != n) {
+        *why = fmt::format("argument '{}' ({}) has {} elements ({}); {} takes {}{}", arg.name, arg.type_text,
+                           items.size(), ToString(in), arg.type_text, n, repeat ? ", or 1 to repeat" : "");
+        return false;
+      }
       for (Value& item : items) {
         if (!item.is_number()) return fail(in);
         if (arg.type == ArgType::kFloatList) item = Value::Float(item.as_double());

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/constant_reader.h"
 #include "engine/node_form.h"
 #include "engine/node_matcher.h"
 #include "model/graph_index.h"
@@ -45,6 +46,9 @@ class TreeRewriter {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
         outcome.refusal = m.refusal;
+        // prim::ListConstruct / prim::Constant are unmapped only if they
+        // survive: most feed an ATen node and go with it.
+        if (IsArgumentProducer(*node)) unmapped_producers_.emplace_back(node, report_->remaining.size());
         report_->remaining.push_back(std::move(outcome));
         continue;
       }
@@ -70,34 +74,72 @@ class TreeRewriter {
     editor.Commit();
   }
 
-  // Removes Constant nodes and initializers that fed rewritten nodes and now feed nothing.
-  void RemoveDeadConstants(onnx::GraphProto* graph) {
+  // Removes the argument producers (Constant, SequenceConstruct,
+  // prim::ListConstruct, prim::Constant nodes and initializers) that fed
+  // rewritten nodes and now feed nothing, in one compaction pass.
+  void RemoveDeadProducers(onnx::GraphProto* graph) {
     CollectDead();
-    RemoveDeadIn(graph);
+    RemoveDeadIn(graph->mutable_node());
+    RemoveElements(graph->mutable_initializer(), dead_initializers_);
   }
-  void RemoveDeadConstants(onnx::FunctionProto* function) {
+  void RemoveDeadProducers(onnx::FunctionProto* function) {
     CollectDead();
-    RemoveElements(function->mutable_node(), dead_nodes_);
+    RemoveDeadIn(function->mutable_node());
   }
 
   const std::map<std::string, int64_t>& imports_needed() const { return imports_needed_; }
   const std::set<std::string>& domains_rewritten() const { return domains_rewritten_; }
 
  private:
+  // A worklist: a removed list node releases its elements, whose producers
+  // may then be dead too (a Constant that fed only the SequenceConstruct).
   void CollectDead() {
-    for (const std::string& name : dead_candidates_) {
+    std::vector<std::string> work(dead_candidates_.begin(), dead_candidates_.end());
+    while (!work.empty()) {
+      const std::string name = std::move(work.back());
+      work.pop_back();
       if (index_->Uses(name) > 0) continue;
       Producer p = index_->ProducerOf(name);
       if (p.kind == Producer::Kind::kInitializer) dead_initializers_.insert(p.initializer);
-      if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && p.node->output_size() == 1)
-        dead_nodes_.insert(p.node);
+      if (p.kind != Producer::Kind::kNode || !p.node || !IsArgumentProducer(*p.node) || dead_nodes_.count(p.node)) continue;
+      bool unused = true;
+      for (const auto& out : p.node->output()) unused = unused && (out.empty() || index_->Uses(out) == 0);
+      if (!unused) continue;
+      dead_nodes_.insert(p.node);
+      domains_rewritten_.insert(p.node->domain());  // its import may now be unused
+      for (const auto& in : p.node->input()) {
+        if (in.empty()) continue;
+        index_->RemoveUse(in);
+        work.push_back(in);
+      }
     }
+    DropRemovedFromRemaining();
   }
-  void RemoveDeadIn(onnx::GraphProto* graph) {
+  // The unmapped argument producers that were removed are no longer left.
+  void DropRemovedFromRemaining() {
+    std::vector<bool> drop(report_->remaining.size(), false);
+    bool any = false;
+    for (const auto& [node, at] : unmapped_producers_) {
+      if (dead_nodes_.count(node)) drop[at] = any = true;
+    }
+    if (!any) return;
+    size_t write = 0;
+    for (size_t read = 0; read < report_->remaining.size(); ++read) {
+      if (drop[read]) continue;
+      if (write != read) report_->remaining[write] = std::move(report_->remaining[read]);
+      ++write;
+    }
+    report_->remaining.resize(write);
+  }
+  void RemoveDeadIn(NodeList* nodes) {
     if (dead_nodes_.empty() && dead_initializers_.empty()) return;
-    RemoveElements(graph->mutable_node(), dead_nodes_);
-    RemoveElements(graph->mutable_initializer(), dead_initializers_);
-    for (auto& node : *graph->mutable_node()) ForEachSubgraph(node, [this](onnx::GraphProto& g) { RemoveDeadIn(&g); });
+    RemoveElements(nodes, dead_nodes_);
+    for (auto& node : *nodes) {
+      ForEachSubgraph(node, [this](onnx::GraphProto& g) {
+        RemoveDeadIn(g.mutable_node());
+        RemoveElements(g.mutable_initializer(), dead_initializers_);
+      });
+    }
   }
 
   const ClassifyContext& classify_;
@@ -107,6 +149,7 @@ class TreeRewriter {
   std::unordered_set<std::string> dead_candidates_;
   std::unordered_set<const onnx::NodeProto*> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
+  std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_producers_;  // node, index in report_->remaining
   std::map<std::string, int64_t> imports_needed_;
   std::set<std::string> domains_rewritten_;
 };
@@ -188,7 +231,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     MatchContext match{&rules, target, &imports, runtime, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
-    rewriter.RemoveDeadConstants(model->mutable_graph());
+    rewriter.RemoveDeadProducers(model->mutable_graph());
     AddImports(model->mutable_opset_import(), rewriter.imports_needed());
     rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());
   }
@@ -203,7 +246,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     MatchContext match{&rules, f_target, &imports, runtime, &oracle};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
-    rewriter.RemoveDeadConstants(&f);
+    rewriter.RemoveDeadProducers(&f);
     AddImports(f.mutable_opset_import(), rewriter.imports_needed());
     AddImports(model->mutable_opset_import(), rewriter.imports_needed());
     rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());

@@ -1,5 +1,7 @@
 #include "engine/node_matcher.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,8 +29,22 @@ std::string MatchFailure(const NodeMatch& m, const onnx::NodeProto& node, const 
     Value actual;
     std::string why;
     if (!found) return fmt::format("the node has no attribute '{}'", name);
-    if (!AttributeToValue(*found, &actual, &why) || actual != expected)
+    if (!AttributeToValue(*found, &actual, &why)) return fmt::format("attribute '{}': {}", name, why);
+    if (actual != expected)
       return fmt::format("attribute '{}' is {}, the rule wants {}", name, ToString(actual), ToString(expected));
+  }
+  return "";
+}
+
+// Why the rewrite would orphan an output, or "": outputs past the signature's
+// returns get no producer in the replacement, so they must have no use.
+std::string UnreturnedOutputInUse(const onnx::NodeProto& node, const Signature& signature, const GraphIndex& index) {
+  const size_t returns = signature.returns.size();
+  for (size_t k = returns; k < static_cast<size_t>(node.output_size()); ++k) {
+    const std::string& out = node.output(static_cast<int>(k));
+    if (!out.empty() && index.Uses(out) > 0)
+      return fmt::format("the node has {} outputs, the signature returns {}; output '{}' is used", node.output_size(),
+                         returns, out);
   }
   return "";
 }
@@ -73,14 +89,19 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       refuse(Refusal::kMatch, match_failure);
       continue;
     }
+    std::string orphan = UnreturnedOutputInUse(node, rule->signature, *index);
+    if (!orphan.empty()) {
+      refuse(Refusal::kBinding, orphan);
+      continue;
+    }
     Binding binding;
     std::string why;
     if (!BindArguments(node, form, rule->signature, *index, &binding, &why)) {
       refuse(Refusal::kBinding, why);
       continue;
     }
-    // The best alternative: guard holds, opset fits, highest min_opset wins.
-    const Alternative* best = nullptr;
+    // The alternatives that fit: guard holds, opset fits, imports agree.
+    std::vector<const Alternative*> fitting;
     for (const Alternative& alt : rule->alternatives) {
       if (context.target && !alt.IsFor(context.target->name)) {
         refuse(Refusal::kTarget, fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name));
@@ -119,25 +140,31 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         refuse(Refusal::kMatch, fmt::format("{}: {}", Where(alt), conflict));
         continue;
       }
-      if (!best || alt.min_opset > best->min_opset) best = &alt;
+      fitting.push_back(&alt);
     }
-    if (!best) continue;
-    EmitFailure failure;
-    std::vector<onnx::NodeProto> nodes;
-    if (!EmitReplacement(node, *rule, *best, binding, context.target_opset, index, &nodes, &failure)) {
-      refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message));
-      continue;
+    // Highest min_opset first, ties in file order; one that fails to emit (an
+    // expression error) or is not type-correct for the node gives way to the next.
+    std::stable_sort(fitting.begin(), fitting.end(),
+                     [](const Alternative* a, const Alternative* b) { return a->min_opset > b->min_opset; });
+    for (const Alternative* alt : fitting) {
+      EmitFailure failure;
+      std::vector<onnx::NodeProto> nodes;
+      if (!EmitReplacement(node, *rule, *alt, binding, context.target_opset, index, &nodes, &failure)) {
+        refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message));
+        continue;
+      }
+      std::string type_error;
+      if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
+        refuse(Refusal::kType,
+               fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*alt), type_error));
+        continue;
+      }
+      result.ok = true;
+      result.rule = rule;
+      result.alternative = alt;
+      result.replacement = std::move(nodes);
+      return result;
     }
-    std::string type_error;
-    if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
-      refuse(Refusal::kType, fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*best), type_error));
-      continue;
-    }
-    result.ok = true;
-    result.rule = rule;
-    result.alternative = best;
-    result.replacement = std::move(nodes);
-    return result;
   }
   result.reason = fmt::format("{}", fmt::join(reasons, "; "));
   if (only_opset) {

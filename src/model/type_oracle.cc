@@ -176,6 +176,12 @@ bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std:
     }
   }
   emitted_data_.clear();
+  if (!ok) {
+    // A refused replacement leaves no types behind: the next alternative writes the same outputs.
+    for (const auto& n : nodes) {
+      for (const auto& o : n.output()) inferred_.erase(o);
+    }
+  }
   return ok;
 }
 

@@ -85,6 +85,12 @@ class SignatureParser {
     }
     bool list = false;
     Skip();
+    // "Tensor?[]": a list whose elements may be None (aten::index's indices).
+    if (s_.compare(p_, 3, "?[]") == 0) {
+      if (base != "Tensor") return Fail(at, fmt::format("'{}?[]': only Tensor lists may have None elements", base));
+      arg->optional_elements = true;
+      ++p_;
+    }
     if (p_ < s_.size() && s_[p_] == '[') {
       list = true;
       arg->list_size = std::atoi(s_.c_str() + p_ + 1);

@@ -22,6 +22,7 @@ struct Argument {
   ArgType type = ArgType::kTensor;
   std::string type_text;        // as written: "int[2]", "float?"
   bool optional = false;        // "T?"
+  bool optional_elements = false;  // "Tensor?[]": elements may be None
   int list_size = 0;            // N of "int[N]"; 0 when not given
   std::optional<Value> default_value;
   size_t offset = 0;            // of the argument in the signature text

@@ -44,3 +44,19 @@ TEST_CASE("signature errors carry an offset", "[signature]") {
   CHECK_FALSE(ParseSignature("aten::f(Tensor a) -> Tensor a", &ret, &e));
   CHECK(e.message.find("has the name of an argument") != std::string::npos);
 }
+
+TEST_CASE("Tensor?[] is a tensor list with optional elements", "[signature]") {
+  Signature sig;
+  SignatureError e;
+  REQUIRE(ParseSignature("aten::index(Tensor self, Tensor?[] indices, Tensor[]? more=None) -> Tensor", &sig, &e));
+  CHECK(sig.args[1].type == ArgType::kTensorList);
+  CHECK(sig.args[1].optional_elements);
+  CHECK_FALSE(sig.args[1].optional);
+  CHECK(sig.args[1].type_text == "Tensor?[]");
+  CHECK(sig.args[2].type == ArgType::kTensorList);
+  CHECK_FALSE(sig.args[2].optional_elements);
+  CHECK(sig.args[2].optional);
+  Signature bad;
+  CHECK_FALSE(ParseSignature("aten::f(Tensor self, int?[] k) -> Tensor", &bad, &e));
+  CHECK(e.message == "'int?[]': only Tensor lists may have None elements");
+}
