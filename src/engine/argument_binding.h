@@ -36,6 +36,8 @@ class Binding {
   const BoundArgument* Find(const std::string& name) const;
   // For expressions: fails for scalars that are not constants.
   bool Lookup(const std::string& name, Value* out, std::string* why) const;
+  // Adds the arguments of another binding (a producer pattern's).
+  void Extend(const Binding& other) { args_.insert(args_.end(), other.args_.begin(), other.args_.end()); }
 
  private:
   friend bool BindArguments(const onnx::NodeProto&, const NodeForm&, const Signature&, const GraphIndex&, Binding*,

@@ -46,9 +46,10 @@ class TreeRewriter {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
         outcome.refusal = m.refusal;
-        // prim::ListConstruct / prim::Constant are unmapped only if they
-        // survive: most feed an ATen node and go with it.
-        if (IsArgumentProducer(*node)) unmapped_producers_.emplace_back(node, report_->remaining.size());
+        // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
+        // usually feeds an ATen node and goes with it, and a producer pattern
+        // (fft_rfft under view_as_real) is rewritten with its consumer.
+        unmapped_nodes_.emplace_back(node, report_->remaining.size());
         report_->remaining.push_back(std::move(outcome));
         continue;
       }
@@ -66,6 +67,7 @@ class TreeRewriter {
         dead_candidates_.insert(in);
       }
       for (const auto& out : node->output()) index_->ForgetProducer(out);
+      absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
       for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
       domains_rewritten_.insert(node->domain());
       report_->rewritten.push_back(std::move(outcome));
@@ -95,6 +97,17 @@ class TreeRewriter {
   // may then be dead too (a Constant that fed only the SequenceConstruct).
   void CollectDead() {
     std::vector<std::string> work(dead_candidates_.begin(), dead_candidates_.end());
+    // Producers rewritten with their consumer: dead, and their own inputs are candidates.
+    for (const onnx::NodeProto* p : absorbed_) {
+      if (!dead_nodes_.insert(p).second) continue;
+      domains_rewritten_.insert(p->domain());
+      for (const auto& out : p->output()) index_->ForgetProducer(out);
+      for (const auto& in : p->input()) {
+        if (in.empty()) continue;
+        index_->RemoveUse(in);
+        work.push_back(in);
+      }
+    }
     while (!work.empty()) {
       const std::string name = std::move(work.back());
       work.pop_back();
@@ -119,7 +132,7 @@ class TreeRewriter {
   void DropRemovedFromRemaining() {
     std::vector<bool> drop(report_->remaining.size(), false);
     bool any = false;
-    for (const auto& [node, at] : unmapped_producers_) {
+    for (const auto& [node, at] : unmapped_nodes_) {
       if (dead_nodes_.count(node)) drop[at] = any = true;
     }
     if (!any) return;
@@ -149,7 +162,8 @@ class TreeRewriter {
   std::unordered_set<std::string> dead_candidates_;
   std::unordered_set<const onnx::NodeProto*> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
-  std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_producers_;  // node, index in report_->remaining
+  std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining
+  std::vector<const onnx::NodeProto*> absorbed_;  // producers rewritten with their consumer
   std::map<std::string, int64_t> imports_needed_;
   std::set<std::string> domains_rewritten_;
 };
@@ -228,7 +242,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForGraph(model->graph());
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, target, &imports, runtime, &oracle};
+    MatchContext match{&rules, target, &imports, runtime, &oracle, &classify};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
@@ -243,7 +257,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForFunction(f);
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, f_target, &imports, runtime, &oracle};
+    MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);

@@ -49,6 +49,50 @@ std::string UnreturnedOutputInUse(const onnx::NodeProto& node, const Signature& 
   return "";
 }
 
+// Binds the rule's producer patterns: each produced argument must come from
+// a node matching the pattern, used by nothing else; its arguments join the
+// binding, and the node is to be removed with the rewrite.
+bool BindProducers(const Rule& rule, const MatchContext& context, const GraphIndex& index, Binding* binding,
+                   std::vector<const onnx::NodeProto*>* absorbed, std::string* why) {
+  for (const ProducerPattern& pattern : rule.producers) {
+    const BoundArgument* arg = binding->Find(pattern.argument);
+    const std::string input = arg ? arg->input : "";
+    Producer p = input.empty() ? Producer{} : index.ProducerOf(input);
+    if (p.kind != Producer::Kind::kNode || !p.node) {
+      *why = fmt::format("argument '{}' is not produced by a node (the rule wants {})", pattern.argument,
+                         pattern.match.Describe());
+      return false;
+    }
+    const onnx::NodeProto& producer = *p.node;
+    static const ClassifyContext kDefaultClassify;
+    NodeForm pform = ClassifyNode(producer, context.classify ? *context.classify : kDefaultClassify);
+    std::string failure = MatchKeyOf(pattern.match) == pform.MatchKey(producer)
+                              ? MatchFailure(pattern.match, producer, pform)
+                              : fmt::format("'{}' is produced by {} (the rule wants {})", pattern.argument, OpName(producer),
+                                            pattern.match.Describe());
+    if (!failure.empty()) {
+      *why = failure;
+      return false;
+    }
+    for (const auto& out : producer.output()) {
+      const int uses = out.empty() ? 0 : index.Uses(out);
+      if ((out == input && uses != 1) || (out != input && uses != 0)) {
+        *why = fmt::format("the output '{}' of {} '{}' is used elsewhere, so the pair cannot be rewritten as a unit", out,
+                           OpName(producer), producer.name());
+        return false;
+      }
+    }
+    Binding produced;
+    if (!BindArguments(producer, pform, pattern.signature, index, &produced, why)) {
+      *why = fmt::format("producer '{}': {}", producer.name(), *why);
+      return false;
+    }
+    binding->Extend(produced);
+    absorbed->push_back(&producer);
+  }
+  return true;
+}
+
 std::string Where(const Alternative& alt) { return alt.location.ToString(); }
 
 std::string TargetList(const Alternative& alt) {
@@ -98,6 +142,11 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     std::string why;
     if (!BindArguments(node, form, rule->signature, *index, &binding, &why)) {
       refuse(Refusal::kBinding, why);
+      continue;
+    }
+    std::vector<const onnx::NodeProto*> absorbed;
+    if (!BindProducers(*rule, context, *index, &binding, &absorbed, &why)) {
+      refuse(Refusal::kMatch, why);
       continue;
     }
     // The alternatives that fit: guard holds, opset fits, imports agree.
@@ -161,6 +210,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       }
       result.ok = true;
       result.rule = rule;
+      result.absorbed = std::move(absorbed);
       result.alternative = alt;
       result.replacement = std::move(nodes);
       return result;

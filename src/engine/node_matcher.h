@@ -23,6 +23,8 @@ struct MatchResult {
   std::string reason;   // when !ok
   int needs_opset = 0;  // when !ok only for want of opset
   Refusal refusal = Refusal::kNone;  // when !ok: the kind of the last refusal
+  // Producer nodes the rule rewrote together with the node: to be removed.
+  std::vector<const onnx::NodeProto*> absorbed;
 };
 
 struct MatchContext {
@@ -34,6 +36,8 @@ struct MatchContext {
   const Target* target = nullptr;
   // Types replacements as they are emitted; a replacement with a type error is refused.
   TypeOracle* oracle = nullptr;
+  // How nodes are classified, for producer patterns.
+  const ClassifyContext* classify = nullptr;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,

@@ -50,6 +50,14 @@ struct Alternative {
   bool IsFor(const std::string& name) const;
 };
 
+// A node that must produce one tensor argument of a rule (see rules.proto).
+struct ProducerPattern {
+  std::string argument;
+  NodeMatch match;
+  Signature signature;
+  SourceLocation location;
+};
+
 struct Rule {
   std::string id;
   std::string doc;
@@ -57,6 +65,10 @@ struct Rule {
   Signature signature;
   std::string signature_text;
   std::vector<Alternative> alternatives;
+  std::vector<ProducerPattern> producers;
+  // The rule's arguments and its producers' together: what guards and
+  // replacements may name. Equal to `signature` without producers.
+  Signature scope;
   SourceLocation location;
   bool builtin = false;
 };

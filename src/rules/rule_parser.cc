@@ -73,35 +73,42 @@ class RuleCompiler {
 
     if (msg.match_size() == 0) Error(where, "rule has no match (which nodes it applies to)");
     for (int k = 0; k < msg.match_size(); ++k) {
-      const auto& m = msg.match(k);
       const auto* mtree = tree ? tree->GetTreeForNested(desc->FindFieldByName("match"), k) : nullptr;
       SourceLocation at = FieldAt(tree, desc->FindFieldByName("match"), where, k);
-      NodeMatch nm;
-      nm.location = at;
-      nm.aten = m.aten();
-      nm.domain = m.domain();
-      nm.op_type = m.op_type();
-      if (m.has_overload()) nm.overload = m.overload();
-      if (m.has_min_inputs()) nm.min_inputs = m.min_inputs();
-      if (m.has_max_inputs()) nm.max_inputs = m.max_inputs();
-      if (nm.aten.empty() == nm.op_type.empty())
-        Error(at, "a match names either 'aten' (an ATen operator) or 'op_type' (with 'domain'), not both or neither");
-      if (!nm.aten.empty() && !nm.domain.empty()) Error(at, "'domain' goes with 'op_type', not with 'aten'");
-      for (int a = 0; a < m.attribute_size(); ++a) {
-        const auto* atree = mtree ? mtree->GetTreeForNested(m.GetDescriptor()->FindFieldByName("attribute"), a) : nullptr;
-        auto src = Source(atree, m.attribute(a).GetDescriptor()->FindFieldByName("equals"), at);
-        ExprError e;
-        Expression lit = Expression::Parse(m.attribute(a).equals(), &e);
-        Value v;
-        if (lit.empty()) {
-          Error(src->Locate(e.offset), e.message);
-        } else if (!lit.names().empty()) {
-          Error(src->Locate(lit.names()[0].second), "attribute 'equals' must be a literal");
-        } else if (lit.Evaluate([](const std::string&, Value*, std::string*) { return false; }, &v, &e)) {
-          nm.attribute_equals.emplace_back(m.attribute(a).name(), v);
+      rule->matches.push_back(CompileMatch(msg.match(k), mtree, at));
+    }
+
+    rule->scope = rule->signature;
+    for (int k = 0; k < msg.producer_size(); ++k) {
+      const auto& p = msg.producer(k);
+      const auto* pfield = desc->FindFieldByName("producer");
+      const auto* ptree = tree ? tree->GetTreeForNested(pfield, k) : nullptr;
+      SourceLocation at = FieldAt(tree, pfield, where, k);
+      const auto* pdesc = p.GetDescriptor();
+      ProducerPattern pattern;
+      pattern.location = at;
+      pattern.argument = p.argument();
+      const Argument* arg = rule->signature.Find(p.argument());
+      if (!arg || arg->type != ArgType::kTensor)
+        Error(FieldAt(ptree, pdesc->FindFieldByName("argument"), at),
+              fmt::format("producer argument '{}' is not a Tensor argument of the signature", p.argument()));
+      if (!p.has_match()) Error(at, "producer has no match");
+      else pattern.match = CompileMatch(p.match(), ptree ? ptree->GetTreeForNested(pdesc->FindFieldByName("match"), -1) : nullptr,
+                                        FieldAt(ptree, pdesc->FindFieldByName("match"), at));
+      auto psig = Source(ptree, pdesc->FindFieldByName("signature"), at);
+      SignatureError e;
+      if (p.signature().empty()) {
+        Error(at, "producer has no signature");
+      } else if (!ParseSignature(p.signature(), &pattern.signature, &e)) {
+        Error(psig->Locate(e.offset), "signature: " + e.message);
+      } else {
+        for (const Argument& a : pattern.signature.args) {
+          if (rule->scope.Find(a.name))
+            Error(psig->Locate(a.offset), fmt::format("producer argument '{}' has the name of an argument the rule already binds", a.name));
+          rule->scope.args.push_back(a);
         }
       }
-      rule->matches.push_back(std::move(nm));
+      rule->producers.push_back(std::move(pattern));
     }
 
     if (msg.alternative_size() == 0) Error(where, "rule has no alternative (no replacement)");
@@ -125,7 +132,7 @@ class RuleCompiler {
         alt.when = Expression::Parse(a.when(), &e);
         if (alt.when.empty()) Error(alt.when_source->Locate(e.offset), "when: " + e.message);
         for (const auto& [name, off] : alt.when.names()) {
-          if (!rule->signature.Find(name))
+          if (!rule->scope.Find(name))
             Error(alt.when_source->Locate(off), fmt::format("when: '{}' is not an argument of the signature", name));
         }
       }
@@ -147,9 +154,21 @@ class RuleCompiler {
         Error(at, "alternative has no replace (the ONNX nodes to emit)");
       } else if (errors_->size() == errors_before) {
         TemplateError e;
-        if (!ReplacementTemplate::Compile(a.replace(), rule->signature, &alt.replacement, &e)) {
+        if (!ReplacementTemplate::Compile(a.replace(), rule->scope, &alt.replacement, &e)) {
           Error(alt.replace_source->Locate(e.offset), "replace: " + e.message);
         } else {
+          // A produced argument is the value the pair computes between its
+          // nodes; it disappears with the producer.
+          for (const ProducerPattern& pattern : rule->producers) {
+            bool used = false;
+            alt.replacement.ForEachNode([&](const onnx::NodeProto& n) {
+              for (const auto& in : n.input()) used = used || in == pattern.argument;
+            });
+            if (used)
+              Error(alt.replace_source->field(),
+                    fmt::format("replace uses '{}', which the producer computes and the rewrite removes; use the "
+                                "producer's arguments", pattern.argument));
+          }
           for (const std::string& domain : alt.replacement.domains()) {
             if (!alt.imports.count(domain))
               Error(alt.replace_source->field(),
@@ -161,6 +180,35 @@ class RuleCompiler {
     }
     if (errors_->size() != errors_before) return nullptr;
     return rule;
+  }
+
+  NodeMatch CompileMatch(const rulefile::Match& m, const pb::TextFormat::ParseInfoTree* mtree, SourceLocation at) {
+    NodeMatch nm;
+    nm.location = at;
+    nm.aten = m.aten();
+    nm.domain = m.domain();
+    nm.op_type = m.op_type();
+    if (m.has_overload()) nm.overload = m.overload();
+    if (m.has_min_inputs()) nm.min_inputs = m.min_inputs();
+    if (m.has_max_inputs()) nm.max_inputs = m.max_inputs();
+    if (nm.aten.empty() == nm.op_type.empty())
+      Error(at, "a match names either 'aten' (an ATen operator) or 'op_type' (with 'domain'), not both or neither");
+    if (!nm.aten.empty() && !nm.domain.empty()) Error(at, "'domain' goes with 'op_type', not with 'aten'");
+    for (int a = 0; a < m.attribute_size(); ++a) {
+      const auto* atree = mtree ? mtree->GetTreeForNested(m.GetDescriptor()->FindFieldByName("attribute"), a) : nullptr;
+      auto src = Source(atree, m.attribute(a).GetDescriptor()->FindFieldByName("equals"), at);
+      ExprError e;
+      Expression lit = Expression::Parse(m.attribute(a).equals(), &e);
+      Value v;
+      if (lit.empty()) {
+        Error(src->Locate(e.offset), e.message);
+      } else if (!lit.names().empty()) {
+        Error(src->Locate(lit.names()[0].second), "attribute 'equals' must be a literal");
+      } else if (lit.Evaluate([](const std::string&, Value*, std::string*) { return false; }, &v, &e)) {
+        nm.attribute_equals.emplace_back(m.attribute(a).name(), v);
+      }
+    }
+    return nm;
   }
 
   std::unique_ptr<Fragment> CompileFragment(const rulefile::Fragment& msg, const pb::TextFormat::ParseInfoTree* tree,

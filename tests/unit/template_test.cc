@@ -335,3 +335,45 @@ TEST_CASE("rank() and dtype() see through values computed by earlier rewrites an
   CHECK(report->remaining.empty());
   CHECK(report->rewritten.size() == 2);
 }
+
+TEST_CASE("a producer pattern rewrites a node with the node feeding it, and only when nothing else uses it", "[template]") {
+  RuleSet rules = RulesFromText(R"rule(
+    rule {
+      id: "aten-view-as-real-fft-rfft"
+      match { aten: "view_as_real" }
+      signature: "aten::view_as_real(Tensor self) -> Tensor"
+      producer {
+        argument: "self"
+        match { aten: "fft_rfft" }
+        signature: "aten::fft_rfft(Tensor x, int? n=None, int dim=-1, str? norm=None) -> Tensor"
+      }
+      alternative { min_opset: 17 replace: "last = Constant<value = int64[1] {-1}>()\nxc = Unsqueeze(x, last)\nout = DFT<axis = ${dim % rank(x)}, onesided = 1>(xc)" }
+    })rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2, 8] x) => (float[2, 5, 2] y) {
+      d = Constant<value = int64 {-1}>()
+      c = org.pytorch.aten.ATen<operator = "fft_rfft", overload_name = "">(x, , d, )
+      y = org.pytorch.aten.ATen<operator = "view_as_real", overload_name = "">(c)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  INFO((report->remaining.empty() ? "" : report->remaining[0].reason));
+  CHECK(report->remaining.empty());  // fft_rfft was left by itself, then absorbed
+  CHECK(OpTypes(model.graph().node()) == std::vector<std::string>{"Constant", "Unsqueeze", "DFT"});
+  CHECK(model.graph().node(2).attribute(0).i() == 1);  // dim -1 of a rank-2 input
+
+  // The complex value also feeds another node: the pair is not rewritten.
+  auto shared = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2, 8] x) => (float[2, 5, 2] y, float[2, 5, 2] z) {
+      d = Constant<value = int64 {-1}>()
+      c = org.pytorch.aten.ATen<operator = "fft_rfft", overload_name = "">(x, , d, )
+      y = org.pytorch.aten.ATen<operator = "view_as_real", overload_name = "">(c)
+      z = org.pytorch.aten.ATen<operator = "view_as_real", overload_name = "">(c)
+    })");
+  report = RewriteModel(&shared, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 3);
+  CHECK(report->remaining[1].reason.find("is used elsewhere") != std::string::npos);
+}
