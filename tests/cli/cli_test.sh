@@ -53,11 +53,11 @@ expect "unknown rule syntax" 4 "^$WORK/syntax.textproto:3:13: error: .*no field 
 expect "missing rules path" 4 "^$WORK/none.textproto: error: no such rule file or folder$" -- scan "$ASINH" --rules "$WORK/none.textproto"
 check "nothing written for a rule error" test ! -e "$WORK/o.onnx"
 
-GCD=$FIX/corpus/cholesky_op13/model.onnx
-expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_cholesky\): no rule for aten::linalg_cholesky" -- rewrite "$GCD" -o "$WORK/left.onnx"
+UNCOVERED=$FIX/corpus/svd_op13/model.onnx
+expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): no rule for aten::linalg_svd" -- rewrite "$UNCOVERED" -o "$WORK/left.onnx"
 check "output still written when nodes are left" test -s "$WORK/left.onnx"
-expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_cholesky" -- scan "$GCD"
-expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_cholesky","count":1,"rule":null' -- scan "$GCD" --json
+expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" -- scan "$UNCOVERED"
+expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json
 
 expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
 expect "needs a higher opset" 1 "needs opset 19 \(target is 13; --opset 19 allows raising it\)" -- rewrite "$FIX/corpus/tv_deform_conv2d_op13/model.onnx" --dry-run
