@@ -307,7 +307,7 @@ class AlternativeChecker {
     const auto variants = Variants(rule_.signature);
     for (int opset : OpsetsOf(alt_)) {
       for (int dtype : options.dtypes) {
-        for (const auto& choices : variants) CheckSetting(opset, dtype, choices);
+        for (size_t v = 0; v < variants.size(); ++v) CheckSetting(opset, dtype, variants[v], v == 0);
       }
     }
     if (applied_ == 0)
@@ -322,7 +322,10 @@ class AlternativeChecker {
     report_->findings.push_back(RuleCheckFinding{severity, rule_.id, alt_.location, std::move(setting), std::move(message)});
   }
 
-  void CheckSetting(int opset, int dtype, const std::vector<ArgChoice>& choices) {
+  // `base`: the arguments' defaults or plain samples. A variation (an enum value
+  // PyTorch may never send, like reduction=-1) that fails to instantiate is
+  // refused at rewrite time with the reason: a warning, not an error.
+  void CheckSetting(int opset, int dtype, const std::vector<ArgChoice>& choices, bool base) {
     std::string type_problem, type_setting;
     for (int rank : kRanks) {
       const std::string setting = fmt::format("opset {}, {} rank {}{}{}", opset, ElementTypeName(dtype), rank,
@@ -351,7 +354,7 @@ class AlternativeChecker {
             }
             continue;
           case Refusal::kEmit:
-            Add(RuleCheckFinding::Severity::kError, setting, left.reason);
+            Add(base ? RuleCheckFinding::Severity::kError : RuleCheckFinding::Severity::kWarning, setting, left.reason);
             return;
           default:
             return;  // binding of the synthetic node: not the alternative's fault

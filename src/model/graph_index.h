@@ -45,6 +45,7 @@ class GraphIndex {
   TensorType RecordedTypeOf(const std::string& value) const;
   const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;
   void AttachTypeOracle(TypeOracle* oracle) { oracle_ = oracle; }
+  TypeOracle* type_oracle() const { return oracle_; }
   // The value's producer was rewritten: it is no longer a known node.
   void ForgetProducer(const std::string& value) { values_[value].producer = Producer{}; }
 

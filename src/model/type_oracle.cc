@@ -157,6 +157,18 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   return true;
 }
 
+void TypeOracle::TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes) {
+  for (const auto& n : nodes) {
+    std::string ignored;
+    Infer(n, /*strict=*/false, &ignored);
+    if (n.op_type() == "Constant" && IsDefaultDomain(n.domain()) && n.output_size() == 1) {
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.has_t()) emitted_data_[n.output(0)] = &a.t();
+      }
+    }
+  }
+}
+
 bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std::string* why) {
   // ONNX 1.12 knows operators up to its own newest opset only; above it an
   // older schema may not describe the node, so it types but never refuses.

@@ -28,6 +28,9 @@ class TypeOracle {
   // inference finds a type error in a node whose input types are all known
   // (e.g. a float32 Constant added to a float64 input).
   bool TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std::string* why);
+  // Types nodes being emitted, without judging them: what a fragment called in
+  // the middle of a replacement needs to know of the values before it.
+  void TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes);
 
  private:
   const onnx::TypeProto* Known(const std::string& value);

@@ -7,6 +7,7 @@
 
 #include "engine/constant_reader.h"
 #include "model/opset_import.h"
+#include "model/type_oracle.h"
 #include "rewrite/attribute_from_value.h"
 #include "rules/fragment.h"
 
@@ -336,6 +337,8 @@ class Instantiator {
     for (const std::string& in : call.input()) {
       if (!ResolveInput(in, caller, &inputs)) return false;
     }
+    // The fragment may ask rank()/dtype() of values this replacement computed before the call.
+    if (TypeOracle* oracle = index_->type_oracle()) oracle->TypeEmittedSoFar(*out);
     std::vector<bool> attr_used(static_cast<size_t>(call.attribute_size()), false);
     size_t next_input = 0;
     for (const Argument& arg : fragment.signature.args) {

@@ -464,6 +464,8 @@ class TemplateCompiler {
                  const std::set<std::string>& outer, bool* dynamic_outputs) {
     for (const std::string& in : node.input()) {
       if (in.empty() || HasPlaceholder(in) || signature_.Find(in) || defined->count(in) || outer.count(in)) continue;
+      // acc0 may have been assigned as acc${k}: checked when the template is instantiated.
+      if (*dynamic_outputs) continue;
       return Fail(FindWord(text_, in, where),
                   fmt::format("'{}' is neither an argument of the signature nor an output of an earlier node", in));
     }

@@ -65,20 +65,28 @@ TEST_CASE("a float32 constant is a warning for float64 and float16 inputs", "[ru
   CHECK(warnings[1].find("float16") != std::string::npos);
 }
 
-TEST_CASE("an emit error reached only by one enum value is found", "[rule_check]") {
-  RuleSet rules = RulesFromText(R"rule(
-    rule {
-      id: "custom-mode"
-      match { domain: "custom" op_type: "mode" }
-      signature: "custom::mode(Tensor x, int mode=0) -> Tensor"
-      alternative {
-        min_opset: 9
-        replace: "@if mode == 2:\n  out = Identity(${['a', 'b'][mode]})\n@else:\n  out = Identity(x)\n@end"
-      }
-    })rule");
-  RuleCheckReport report = CheckRules(rules, {});
-  auto errors = Messages(report, RuleCheckFinding::Severity::kError);
+TEST_CASE("emit errors: an error with the defaults, a warning for an unusual enum value", "[rule_check]") {
+  auto check = [](const std::string& default_mode) {
+    return CheckRules(RulesFromText(R"rule(
+      rule {
+        id: "custom-mode"
+        match { domain: "custom" op_type: "mode" }
+        signature: "custom::mode(Tensor x, int mode=)rule" + default_mode + R"rule() -> Tensor"
+        alternative {
+          min_opset: 9
+          replace: "@if mode == 2:\n  out = Identity(${['a', 'b'][mode]})\n@else:\n  out = Identity(x)\n@end"
+        }
+      })rule"), {});
+  };
+  RuleCheckReport with_default = check("2");
+  auto errors = Messages(with_default, RuleCheckFinding::Severity::kError);
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].find("mode=2") != std::string::npos);
   CHECK(errors[0].find("out of range") != std::string::npos);
+
+  RuleCheckReport variation = check("0");
+  CHECK(variation.errors() == 0);
+  auto warnings = Messages(variation, RuleCheckFinding::Severity::kWarning);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("mode=2") != std::string::npos);
 }

@@ -377,3 +377,42 @@ TEST_CASE("a producer pattern rewrites a node with the node feeding it, and only
   REQUIRE(report->remaining.size() == 3);
   CHECK(report->remaining[1].reason.find("is used elsewhere") != std::string::npos);
 }
+
+TEST_CASE("names built in a loop can be read back by their plain name", "[template]") {
+  RuleSet rules = RulesFromText(R"rule(
+    rule {
+      id: "custom-pair"
+      match { domain: "custom" op_type: "pair" }
+      signature: "custom::pair(Tensor x) -> Tensor"
+      alternative { min_opset: 9 replace: "@for k in range(2):\n  acc${k} = Neg(x)\n@end\nout = Add(acc0, acc1)" }
+    })rule");
+  RewriteReport report;
+  auto model = Rewrite(rules, "y = custom.pair(x)", &report);
+  REQUIRE(report.remaining.empty());
+  CHECK(OpTypes(model.graph().node()) == std::vector<std::string>{"Neg", "Neg", "Add"});
+}
+
+TEST_CASE("a fragment reads the dtype of a value the replacement computed before calling it", "[template]") {
+  RuleSet rules = RulesFromText(R"rule(
+    fragment {
+      name: "AddHalf"
+      signature: "AddHalf(Tensor x) -> Tensor"
+      replace: "h = Constant<value = ${tensor(0.5, x)}>()\nout = Add(x, h)"
+    }
+    rule {
+      id: "custom-abshalf"
+      match { domain: "custom" op_type: "abshalf" }
+      signature: "custom::abshalf(Tensor self) -> Tensor"
+      alternative { min_opset: 9 replace: "a = Abs(self)\nout = AddHalf(a)" }
+    })rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 13, "custom" : 1] >
+    g (double[3] x) => (double[3] y) {
+      y = custom.abshalf(x)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  INFO((report->remaining.empty() ? "" : report->remaining[0].reason));
+  REQUIRE(report->remaining.empty());
+  CHECK(model.graph().node(1).attribute(0).t().data_type() == onnx::TensorProto::DOUBLE);
+}
