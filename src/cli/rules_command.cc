@@ -100,6 +100,8 @@ void PrintJson(const std::vector<const Rule*>& rules) {
     json.Key("doc").String(r->doc);
     json.Key("no_standard_form");
     r->no_standard_form.empty() ? json.Null() : json.String(r->no_standard_form);
+    json.Key("approximation");
+    r->approximation.empty() ? json.Null() : json.String(r->approximation);
     json.Key("alternatives").BeginArray();
     for (const auto& a : r->alternatives) {
       json.BeginObject();
@@ -187,6 +189,7 @@ int RunRules(const RulesArgs& args) {
   fmt::print("  matches:   {}\n", fmt::join(MatchNames(*r), ", "));
   fmt::print("  signature: {}\n", r->signature_text);
   if (!r->no_standard_form.empty()) fmt::print("  no standard ONNX form: {}\n", r->no_standard_form);
+  if (!r->approximation.empty()) fmt::print("  approximation: {}\n", r->approximation);
   for (size_t k = 0; k < r->alternatives.size(); ++k) {
     const auto& a = r->alternatives[k];
     fmt::print("  alternative {} (opset {}{}, {}) at {}\n", k + 1, OpsetRange(a),

@@ -69,6 +69,8 @@ struct Rule {
   // Non-empty: the operator has no standard ONNX form (beyond what the
   // alternatives cover); the text says why and what to do instead.
   std::string no_standard_form;
+  // Non-empty for approximations: accuracy and input range.
+  std::string approximation;
   // The rule's arguments and its producers' together: what guards and
   // replacements may name. Equal to `signature` without producers.
   Signature scope;

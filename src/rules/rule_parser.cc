@@ -112,6 +112,7 @@ class RuleCompiler {
     }
 
     rule->no_standard_form = msg.no_standard_form();
+    rule->approximation = msg.approximation();
     if (msg.alternative_size() == 0 && rule->no_standard_form.empty())
       Error(where, "rule has no alternative (no replacement) and no no_standard_form (why there is none)");
     for (int k = 0; k < msg.alternative_size(); ++k) {
