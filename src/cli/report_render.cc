@@ -40,6 +40,8 @@ void WriteNodeOutcome(JsonWriter& json, const NodeOutcome& n) {
     json.Key("emitted").StringArray(n.emitted);
   } else {
     json.Key("reason").String(n.reason);
+    json.Key("refusal").String(RefusalName(n.refusal));
+    if (!n.refused_by.empty()) json.Key("refused_by").String(n.refused_by);
     json.Key("needs_opset");
     n.needs_opset ? json.Int(n.needs_opset) : json.Null();
   }

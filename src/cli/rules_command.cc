@@ -75,6 +75,7 @@ void PrintMarkdown(const std::vector<const Rule*>& rules, const std::vector<cons
       std::string guard = a.when.empty() ? "" : fmt::format(" when `{}`", a.when.text());
       alts.push_back(fmt::format("{}{}: {}{}", OpsetRange(a), TargetSuffix(a), Emits(a), guard));
     }
+    if (!r->no_standard_form.empty()) alts.push_back(fmt::format("no standard form: {}", r->no_standard_form));
     fmt::print("| `{}` | {} | {} | {} | `{}` |\n", r->id, fmt::join(MatchNames(*r), ", "), RunsOn(*r),
                fmt::join(alts, "<br>"), r->location.file);
   }
@@ -97,6 +98,8 @@ void PrintJson(const std::vector<const Rule*>& rules) {
     json.Key("matches").StringArray(MatchNames(*r));
     json.Key("signature").String(r->signature_text);
     json.Key("doc").String(r->doc);
+    json.Key("no_standard_form");
+    r->no_standard_form.empty() ? json.Null() : json.String(r->no_standard_form);
     json.Key("alternatives").BeginArray();
     for (const auto& a : r->alternatives) {
       json.BeginObject();
@@ -162,6 +165,7 @@ int RunRules(const RulesArgs& args) {
       for (const Rule* r : all) {
         std::vector<std::string> alts;
         for (const auto& a : r->alternatives) alts.push_back(fmt::format("{}{}: {}", OpsetRange(a), TargetSuffix(a), Emits(a)));
+        if (!r->no_standard_form.empty()) alts.push_back("no standard form");
         fmt::print("{:<32} {:<36} {}  ({})\n", r->id, fmt::format("{}", fmt::join(MatchNames(*r), ", ")),
                    fmt::join(alts, " | "), Origin(*r));
       }
@@ -182,6 +186,7 @@ int RunRules(const RulesArgs& args) {
   if (!r->doc.empty()) fmt::print("  {}\n", r->doc);
   fmt::print("  matches:   {}\n", fmt::join(MatchNames(*r), ", "));
   fmt::print("  signature: {}\n", r->signature_text);
+  if (!r->no_standard_form.empty()) fmt::print("  no standard ONNX form: {}\n", r->no_standard_form);
   for (size_t k = 0; k < r->alternatives.size(); ++k) {
     const auto& a = r->alternatives[k];
     fmt::print("  alternative {} (opset {}{}, {}) at {}\n", k + 1, OpsetRange(a),

@@ -21,6 +21,8 @@ struct Group {
   std::string form, op, aten_operator, rule, reason;
   std::vector<std::string> emitted;
   int needs_opset = 0;
+  Refusal refusal = Refusal::kNone;
+  std::string refused_by;
   std::vector<const NodeOutcome*> nodes;
 };
 
@@ -36,6 +38,8 @@ std::vector<Group> GroupOutcomes(const RewriteReport& r) {
       g.reason = n.reason;
       g.emitted = n.emitted;
       g.needs_opset = n.needs_opset;
+      g.refusal = n.refusal;
+      g.refused_by = n.refused_by;
     }
     g.nodes.push_back(&n);
   };
@@ -104,6 +108,10 @@ int RunScan(const ScanArgs& args) {
         json.Key("emits").StringArray(g.emitted);
         json.Key("reason");
         g.rule.empty() ? json.String(g.reason) : json.Null();
+        json.Key("refusal");
+        g.rule.empty() ? json.String(RefusalName(g.refusal)) : json.Null();
+        json.Key("refused_by");
+        g.refused_by.empty() ? json.Null() : json.String(g.refused_by);
         json.Key("needs_opset");
         g.needs_opset ? json.Int(g.needs_opset) : json.Null();
         json.Key("nodes").BeginArray();

@@ -40,12 +40,13 @@ class TreeRewriter {
       }
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
-      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0};
+      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0, Refusal::kNone, {}};
       MatchResult m = MatchNode(*node, form, match_, index_);
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
         outcome.refusal = m.refusal;
+        if (m.refused_by) outcome.refused_by = m.refused_by->id;
         // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
         // usually feeds an ATen node and goes with it, and a producer pattern
         // (fft_rfft under view_as_real) is rewritten with its consumer.

@@ -117,6 +117,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
   std::vector<std::string> reasons;
   int needs_opset = 0;
   bool only_opset = true;
+  const Rule* no_standard_form = nullptr;  // first bound rule that says ONNX cannot express the node
   for (const Rule* rule : candidates) {
     auto refuse = [&](Refusal kind, const std::string& why) {
       reasons.push_back(fmt::format("[{}] {}", rule->id, why));
@@ -149,6 +150,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       refuse(Refusal::kMatch, why);
       continue;
     }
+    if (!rule->no_standard_form.empty() && !no_standard_form) no_standard_form = rule;
     // The alternatives that fit: guard holds, opset fits, imports agree.
     std::vector<const Alternative*> fitting;
     for (const Alternative& alt : rule->alternatives) {
@@ -217,7 +219,19 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     }
   }
   result.reason = fmt::format("{}", fmt::join(reasons, "; "));
-  if (only_opset) {
+  if (only_opset && needs_opset) {
+    result.needs_opset = needs_opset;
+    result.refusal = Refusal::kOpset;
+  } else if (no_standard_form) {
+    // The rule's own statement comes first; what its alternatives (for other
+    // targets, other arguments) said follows.
+    const std::string op = form.aten_operator.empty() ? OpName(node) : "aten::" + form.aten_operator;
+    std::string reason = fmt::format("{} has no standard ONNX equivalent: {}", op, no_standard_form->no_standard_form);
+    if (!result.reason.empty()) reason += "; " + result.reason;
+    result.reason = std::move(reason);
+    result.refusal = Refusal::kNoStandardForm;
+    result.refused_by = no_standard_form;
+  } else if (only_opset) {
     result.needs_opset = needs_opset;
     result.refusal = Refusal::kOpset;
   }

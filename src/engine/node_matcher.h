@@ -23,6 +23,7 @@ struct MatchResult {
   std::string reason;   // when !ok
   int needs_opset = 0;  // when !ok only for want of opset
   Refusal refusal = Refusal::kNone;  // when !ok: the kind of the last refusal
+  const Rule* refused_by = nullptr;  // when refusal is kNoStandardForm
   // Producer nodes the rule rewrote together with the node: to be removed.
   std::vector<const onnx::NodeProto*> absorbed;
 };

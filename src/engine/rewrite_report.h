@@ -22,7 +22,11 @@ enum class Refusal {
   kTarget,   // only alternatives for other runtime targets
   kEmit,     // the replacement could not be instantiated (an expression or name error)
   kType,     // the replacement is not type-correct for the node's inputs
+  kNoStandardForm,  // a rule says standard ONNX cannot express it (Rule::no_standard_form)
 };
+
+// Stable names for reports: "no-rule", "no-standard-form", ...
+const char* RefusalName(Refusal r);
 
 struct NodeOutcome {
   std::string graph;          // "main_graph", "main_graph/If_0.then_branch", "function pkg::Block"
@@ -36,6 +40,7 @@ struct NodeOutcome {
   std::string reason;         // why it was left unmapped
   int needs_opset = 0;        // left only because the target opset is too low: the opset it needs
   Refusal refusal = Refusal::kNone;
+  std::string refused_by;     // the rule whose no_standard_form refused it
 };
 
 struct RewriteReport {

@@ -66,6 +66,9 @@ struct Rule {
   std::string signature_text;
   std::vector<Alternative> alternatives;
   std::vector<ProducerPattern> producers;
+  // Non-empty: the operator has no standard ONNX form (beyond what the
+  // alternatives cover); the text says why and what to do instead.
+  std::string no_standard_form;
   // The rule's arguments and its producers' together: what guards and
   // replacements may name. Equal to `signature` without producers.
   Signature scope;

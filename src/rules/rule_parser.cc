@@ -111,7 +111,9 @@ class RuleCompiler {
       rule->producers.push_back(std::move(pattern));
     }
 
-    if (msg.alternative_size() == 0) Error(where, "rule has no alternative (no replacement)");
+    rule->no_standard_form = msg.no_standard_form();
+    if (msg.alternative_size() == 0 && rule->no_standard_form.empty())
+      Error(where, "rule has no alternative (no replacement) and no no_standard_form (why there is none)");
     for (int k = 0; k < msg.alternative_size(); ++k) {
       const auto& a = msg.alternative(k);
       const auto* afield = desc->FindFieldByName("alternative");

@@ -1,5 +1,7 @@
 // Every built-in rule must be exercised by at least one end-to-end fixture:
-// a rule without a numeric test is a claim, not a feature.
+// a rule without a numeric test is a claim, not a feature. A REFUSED row must
+// leave its nodes unmapped; a rule that only says an operator has no standard
+// ONNX form (`no_standard_form`) is exercised by a REFUSED row it refuses.
 //   node rule_coverage.mjs BIN SOURCE_DIR
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -22,7 +24,12 @@ function run(args) {
 
 const rules = JSON.parse(run(["rules", "list", "--format", "json"])).rules.map((r) => r.id);
 const used = new Map();
+const use = (rule, name) => {
+  if (!used.has(rule)) used.set(rule, []);
+  used.get(rule).push(name);
+};
 let cases = 0;
+const refusalFailures = [];
 for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/torch/MANIFEST.tsv"]) {
   const path = join(src, manifest);
   if (!existsSync(path)) continue;
@@ -32,23 +39,32 @@ for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/to
     const f = row.split("\t");
     const dir = join(src, manifest, "..", f[col.case]);
     if (!existsSync(join(dir, "model.onnx"))) continue;
-    if (["UNSUPPORTED", "REFUSED"].includes(f[col.expected_onnx_ops])) continue;
+    if (f[col.expected_onnx_ops] === "UNSUPPORTED") continue;
+    const runtime = col.target === undefined ? undefined : f[col.target];
+    if (f[col.expected_onnx_ops] === "REFUSED") {
+      const args = ["scan", join(dir, "model.onnx"), "--json"];
+      if (runtime && runtime !== "-") args.push("--target", runtime);
+      const model = JSON.parse(run(args)).models[0];
+      if (!model || !model.unmapped.length) refusalFailures.push(`${f[col.case]}: REFUSED, but nothing is left unmapped`);
+      for (const g of (model ? model.unmapped : [])) {
+        if (g.refusal === "no-standard-form" && /has no standard ONNX equivalent/.test(g.reason)) use(g.refused_by, f[col.case]);
+      }
+      cases++;
+      continue;
+    }
     const args = ["rewrite", join(dir, "model.onnx"), "--dry-run", "--json"];
     const target = parseInt(f[col.min_target_opset], 10), opset = parseInt(f[col.opset], 10);
     if (target > opset) args.push("--opset", String(target));
     // Rules for one runtime only (optional column; rows may leave it off).
-    const runtime = col.target === undefined ? undefined : f[col.target];
     if (runtime && runtime !== "-") args.push("--target", runtime);
     const report = JSON.parse(run(args));
-    for (const n of report.rewritten) {
-      if (!used.has(n.rule)) used.set(n.rule, []);
-      used.get(n.rule).push(f[col.case]);
-    }
+    for (const n of report.rewritten) use(n.rule, f[col.case]);
     cases++;
   }
 }
 const missing = rules.filter((id) => !used.has(id));
 for (const id of rules) console.log(`${used.has(id) ? "PASS" : "FAIL"} ${id}${used.has(id) ? ": " + used.get(id).slice(0, 3).join(", ") : ": no fixture case exercises it"}`);
-console.log(`${rules.length - missing.length} passed, ${missing.length} failed`);
+for (const r of refusalFailures) console.log(`FAIL ${r}`);
+console.log(`${rules.length - missing.length} passed, ${missing.length + refusalFailures.length} failed`);
 console.log(`(${cases} fixture cases read)`);
-process.exit(missing.length ? 1 : 0);
+process.exit(missing.length || refusalFailures.length ? 1 : 0);

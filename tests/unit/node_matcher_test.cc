@@ -81,3 +81,72 @@ TEST_CASE("when every fitting alternative fails to emit, every reason is reporte
   // Tried in preference order: the opset-11 alternative (line 15) first.
   CHECK(reason.find("index 5 is out of range for [1, 2]") < reason.find("index 5 is out of range for [1]"));
 }
+
+namespace {
+
+// aten::svd has no standard form; aten::inv has one only for a runtime, and
+// says why the standard target has none.
+const char* kNoStandardFormRules = R"rule(
+rule {
+  id: "aten-svd"
+  match { aten: "svd" }
+  signature: "aten::svd(Tensor self, int i) -> Tensor"
+  no_standard_form: "needs an iterative eigen-solver"
+}
+rule {
+  id: "aten-inv"
+  match { aten: "inv" }
+  signature: "aten::inv(Tensor self, int i) -> Tensor"
+  no_standard_form: "no matrix inverse op"
+  alternative { min_opset: 1 target: "onnxruntime" import { domain: "com.microsoft" version: 1 } replace: "out = com.microsoft.Inverse(self)" }
+}
+)rule";
+
+// With the built-in rules, for their targets.
+RuleSet WithBuiltins(const char* text) {
+  RuleLoadResult loaded = LoadRuleTexts(true, {{"test.textproto", text}});
+  REQUIRE(loaded.errors.empty());
+  return std::move(loaded.rules);
+}
+
+RewriteReport RewriteWith(const char* rules_text, const std::string& op, const std::string& target) {
+  RuleSet rules = WithBuiltins(rules_text);
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[2,2] x) => (float[2,2] y) {
+      c = Constant<value = int64 {0}>()
+      y = org.pytorch.aten.ATen<operator = ")" + op + R"(", overload_name = "">(x, c)
+    })");
+  RewriteOptions options;
+  options.target = rules.FindTarget(target);
+  REQUIRE(options.target);
+  auto result = RewriteModel(&model, rules, options);
+  REQUIRE(result.ok());
+  return *result;
+}
+
+}  // namespace
+
+TEST_CASE("a rule without a standard form refuses the node and says why", "[matcher]") {
+  RewriteReport report = RewriteWith(kNoStandardFormRules, "svd", "onnx");
+  REQUIRE(report.rewritten.empty());
+  REQUIRE(report.remaining.size() == 1);
+  const NodeOutcome& n = report.remaining[0];
+  CHECK(n.refusal == Refusal::kNoStandardForm);
+  CHECK(n.refused_by == "aten-svd");
+  CHECK(n.reason == "aten::svd has no standard ONNX equivalent: needs an iterative eigen-solver");
+  CHECK(std::string(RefusalName(n.refusal)) == "no-standard-form");
+}
+
+TEST_CASE("no_standard_form speaks for the standard target; the runtime's alternative still applies", "[matcher]") {
+  RewriteReport onnx = RewriteWith(kNoStandardFormRules, "inv", "onnx");
+  REQUIRE(onnx.remaining.size() == 1);
+  CHECK(onnx.remaining[0].refusal == Refusal::kNoStandardForm);
+  CHECK(Count(onnx.remaining[0].reason, "has no standard ONNX equivalent: no matrix inverse op") == 1);
+  CHECK(Count(onnx.remaining[0].reason, "for targets onnxruntime only") == 1);
+
+  RewriteReport ort = RewriteWith(kNoStandardFormRules, "inv", "onnxruntime");
+  CHECK(ort.remaining.empty());
+  REQUIRE(ort.rewritten.size() == 1);
+  CHECK(ort.rewritten[0].rule == "aten-inv");
+}
