@@ -208,7 +208,11 @@ bool CoerceToArgument(const Value& in, const Argument& arg, Value* out, std::str
       const size_t n = static_cast<size_t>(arg.list_size);
       const bool repeat = arg.type == ArgType::kIntList;  // only IntArrayRef broadcasts one value
       if (n > 0 && items.size() == 1 && repeat) items.resize(n, items[0]);
-      if (n > 0 && items.size() != n) {
+      // `int[2] stride=[]`: PyTorch passes the empty default through (max_pool's
+      // stride=None), and the rule decides what it means.
+      const bool empty_default = items.empty() && arg.default_value && arg.default_value->kind == Value::Kind::kList &&
+                                 arg.default_value->list.empty();
+      if (n > 0 && items.size() != n && !empty_default) {
         *why = fmt::format("argument '{}' ({}) has {} elements ({}); {} takes {}{}", arg.name, arg.type_text,
                            items.size(), ToString(in), arg.type_text, n, repeat ? ", or 1 to repeat" : "");
         return false;

@@ -87,6 +87,27 @@ TEST_CASE("int[N] given one int (scalar, 1-element list or attribute) means N co
     REQUIRE_FALSE(c.Bind());
     CHECK(c.why == "argument 'k' (int[2]) has 3 elements ([1, 2, 3]); int[2] takes 2, or 1 to repeat");
   }
+  SECTION("an empty list binds as empty when the default is [] (max_pool's stride=None)") {
+    BindCase c(ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g (float[1,1,4,4] x) => (float[1,1,2,2] y) {
+        k = Constant<value = int64 {2}>()
+        s = Constant<value = int64[0] {}>()
+        y = org.pytorch.aten.ATen<operator = "pool2", overload_name = "">(x, k, s)
+      })"), "aten::pool2(Tensor self, int[2] k, int[2] s=[]) -> Tensor");
+    REQUIRE(c.Bind());
+    CHECK(ToString(c["s"]) == "[]");
+  }
+  SECTION("an empty list is refused when the default is not []") {
+    BindCase c(ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g (float[1,1,4,4] x) => (float[1,1,2,2] y) {
+        k = Constant<value = int64 {2}>()
+        s = Constant<value = int64[0] {}>()
+        y = org.pytorch.aten.ATen<operator = "pool2", overload_name = "">(x, k, s)
+      })"), sig);
+    REQUIRE_FALSE(c.Bind());
+  }
   SECTION("int[] without a size takes any length") {
     BindCase c(ModelFromText(R"(
       < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
