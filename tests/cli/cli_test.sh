@@ -60,7 +60,7 @@ expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" --
 expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json
 
 expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
-expect "needs a higher opset" 1 "needs opset 16 \(target is 11; --opset 16 allows raising it\)" -- rewrite "$FIX/torch/mmdeploy_grid_sampler_op11/model.onnx" --dry-run
+expect "needs a higher opset" 1 "needs opset 16 \(target is 11; --opset 16 allows raising it\)" -- rewrite "$FIX/torch/mmdeploy_grid_sampler_bicubic_op11/model.onnx" --dry-run
 expect "opset lowering refused" 5 "^onnx-remap: error: .*--opset 9 is below the model's opset 13" -- rewrite "$ASINH" -o "$WORK/o.onnx" --opset 9
 check "nothing written for a refused opset" test ! -e "$WORK/o.onnx"
 
