@@ -60,7 +60,7 @@ expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" --
 expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json
 
 expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
-expect "needs a higher opset" 1 "needs opset 19 \(target is 13; --opset 19 allows raising it\)" -- rewrite "$FIX/corpus/tv_deform_conv2d_op13/model.onnx" --dry-run
+expect "needs a higher opset" 1 "needs opset 16 \(target is 11; --opset 16 allows raising it\)" -- rewrite "$FIX/torch/mmdeploy_grid_sampler_bicubic_op11/model.onnx" --dry-run
 expect "opset lowering refused" 5 "^onnx-remap: error: .*--opset 9 is below the model's opset 13" -- rewrite "$ASINH" -o "$WORK/o.onnx" --opset 9
 check "nothing written for a refused opset" test ! -e "$WORK/o.onnx"
 
@@ -117,6 +117,28 @@ rule {
 }
 R
 expect "an unknown target in a rule file: file:line:col, exit 4" 4 "bad_target.textproto:5:30: error: unknown target 'onnxrt'" -- rules list --rules "$WORK/bad_target.textproto"
+
+# --target tensorrt: deformable convolutions -> TensorRT's ModulatedDeformConv2d
+# plugin (NVIDIA/TensorRT plugin/modulatedDeformConvPlugin: inputs x, offset,
+# mask, weight[, bias]; INT attributes stride, padding, dilation, group,
+# deformable_group). onnxruntime cannot run the plugin, so the emitted node is
+# checked as written: domain, op type, input order, attribute names and values.
+# nodes MODEL PATTERN: a node line of tests/cli/onnx_nodes.mjs matches PATTERN.
+nodes() { node "$SRC/tests/cli/onnx_nodes.mjs" "$1" | grep -Eq -- "$2"; }
+DCN_MASK=$FIX/torch/custom_deform_conv2d_mask_op13/model.onnx   # inputs x, dcn.weight, offset, mask, dcn.bias
+expect "tensorrt: custom::deform_conv2d -> ModulatedDeformConv2d plugin" 0 "-> trt.plugins::ModulatedDeformConv2d \[custom-deform-conv2d\]" -- rewrite "$DCN_MASK" -o "$WORK/dcn.trt.onnx" --target tensorrt
+check "tensorrt: plugin inputs (x, offset, mask, weight, bias), attributes from the node" nodes "$WORK/dcn.trt.onnx" '^trt\.plugins::ModulatedDeformConv2d\(x, offset, mask, dcn\.weight, dcn\.bias\) deformable_group=2 dilation=\[1,1\] group=1 padding=\[1,1\] stride=\[2,2\]$'
+expect "tensorrt: the plugin runs under target tensorrt" 0 "target tensorrt, 0 unmapped nodes" -- scan "$WORK/dcn.trt.onnx" --target tensorrt
+expect "tensorrt: under target onnx the plugin is unmapped, covered by the plugin rule" 0 "1 x trt.plugins::ModulatedDeformConv2d .*\[tensorrt-modulated-deform-conv2d\]" -- scan "$WORK/dcn.trt.onnx"
+expect "target onnx: the same node -> the standard decomposition" 0 "-> .*GatherElements.*MatMul.* \[custom-deform-conv2d\]" -- rewrite "$DCN_MASK" -o "$WORK/dcn.onnx.onnx"
+DCN_V1=$FIX/torch/mmcv_deform_conv2d_op11/model.onnx             # mmcv::MMCVDeformConv2d(x, offset, weight.1), no mask
+expect "tensorrt: mmcv::MMCVDeformConv2d -> ModulatedDeformConv2d plugin" 0 "-> Shape Constant Div ConstantOfShape trt.plugins::ModulatedDeformConv2d \[mmcv-deform-conv2d\]" -- rewrite "$DCN_V1" -o "$WORK/dcnv1.trt.onnx" --target tensorrt
+check "tensorrt: DCNv1 gets a mask of ones shaped [N, offset channels / 2, Ho, Wo]" nodes "$WORK/dcnv1.trt.onnx" '^::Shape\(offset\)$'
+check "tensorrt: DCNv1 plugin inputs (x, offset, ones, weight), no bias" nodes "$WORK/dcnv1.trt.onnx" '^trt\.plugins::ModulatedDeformConv2d\(x, offset, [^,]*/m, weight\.1\) deformable_group=2 dilation=\[1,1\] group=1 padding=\[1,1\] stride=\[1,1\]$'
+check "tensorrt: the ones are Div(Shape(offset), [1, 2, 1, 1])" nodes "$WORK/dcnv1.trt.onnx" '^::ConstantOfShape\([^)]*/ms\) value='
+MDCN9=$FIX/torch/mmdeploy_modulated_deform_conv2d_nobias_op9/model.onnx
+expect "tensorrt: mmdeploy::MMCVModulatedDeformConv2d at opset 9 -> plugin" 0 "-> trt.plugins::ModulatedDeformConv2d \[mmcv-modulated-deform-conv2d\]" -- rewrite "$MDCN9" -o "$WORK/mdcn9.trt.onnx" --target tensorrt
+check "tensorrt: plugin inputs (x, offset, mask, weight), padding [1, 0], stride [2, 2]" nodes "$WORK/mdcn9.trt.onnx" '^trt\.plugins::ModulatedDeformConv2d\(x, offset, mask, weight[.0-9]*\) deformable_group=1 dilation=\[1,1\] group=1 padding=\[1,0\] stride=\[2,2\]$'
 
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
