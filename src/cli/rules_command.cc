@@ -96,6 +96,9 @@ void PrintJson(const std::vector<const Rule*>& rules) {
     json.Key("builtin").Bool(r->builtin);
     json.Key("location").String(r->location.ToString());
     json.Key("matches").StringArray(MatchNames(*r));
+    std::vector<std::string> producers;
+    for (const auto& p : r->producers) producers.push_back(p.match.Describe());
+    json.Key("producers").StringArray(producers);
     json.Key("signature").String(r->signature_text);
     json.Key("doc").String(r->doc);
     json.Key("no_standard_form");

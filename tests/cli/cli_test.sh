@@ -54,10 +54,12 @@ expect "missing rules path" 4 "^$WORK/none.textproto: error: no such rule file o
 check "nothing written for a rule error" test ! -e "$WORK/o.onnx"
 
 UNCOVERED=$FIX/corpus/svd_op13/model.onnx
-expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): no rule for aten::linalg_svd" -- rewrite "$UNCOVERED" -o "$WORK/left.onnx"
+expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): no rule for aten::linalg_svd" -- rewrite "$UNCOVERED" -o "$WORK/left.onnx" --no-builtin-rules
 check "output still written when nodes are left" test -s "$WORK/left.onnx"
-expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" -- scan "$UNCOVERED"
-expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json
+expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" -- scan "$UNCOVERED" --no-builtin-rules
+expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json --no-builtin-rules
+expect "no standard form: the rule's reason" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): aten::linalg_svd has no standard ONNX equivalent: " -- rewrite "$UNCOVERED" --dry-run
+expect "no standard form in scan JSON" 1 '"refusal":"no-standard-form","refused_by":"aten-linalg-svd"' -- scan "$UNCOVERED" --json
 
 expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
 expect "needs a higher opset" 1 "needs opset 16 \(target is 11; --opset 16 allows raising it\)" -- rewrite "$FIX/torch/mmdeploy_grid_sampler_bicubic_op11/model.onnx" --dry-run
@@ -93,7 +95,16 @@ expect "rules show unknown" 2 "no rule with id 'nope'" -- rules show nope
 
 # Runtime targets: --target picks what runs and which alternatives apply.
 INV=$FIX/corpus/inverse_op13/model.onnx
-expect "target onnx (default): linalg_inv left, naming the target" 1 "left +/ATen .*: \[aten-linalg-inv\] rules/aten/linalg_inv.textproto:[0-9]+:[0-9]+: for targets onnxruntime only \(target is onnx\)" -- rewrite "$INV" --dry-run
+cat > "$WORK/inv_ort_only.textproto" <<'R'
+rule {
+  id: "ort-inv"
+  match { aten: "linalg_inv" }
+  signature: "aten::linalg_inv(Tensor A) -> Tensor"
+  alternative { min_opset: 1 target: "onnxruntime" import { domain: "com.microsoft" version: 1 } replace: "out = com.microsoft.Inverse(A)" }
+}
+R
+expect "target onnx (default): a node only another target's rule covers is left, naming the target" 1 "left +/ATen .*: \[ort-inv\] .*inv_ort_only.textproto:5:3: for targets onnxruntime only \(target is onnx\)" -- rewrite "$INV" --dry-run --no-builtin-rules --rules "$WORK/inv_ort_only.textproto"
+expect "target onnx (default): linalg_inv by the standard LU form" 0 "rewritten /ATen .*Loop.* \[aten-linalg-inv\]" -- rewrite "$INV" --dry-run
 expect "target onnxruntime: linalg_inv -> Inverse" 0 "rewritten /ATen .*-> com.microsoft::Inverse \[aten-linalg-inv\]" -- rewrite "$INV" -o "$WORK/inv.onnx" --target onnxruntime
 expect "com.microsoft::Inverse is unmapped under target onnx" 1 "1 x com.microsoft::Inverse +custom: no rule for com.microsoft::Inverse" -- scan "$WORK/inv.onnx"
 expect "com.microsoft::Inverse runs under target onnxruntime" 0 "target onnxruntime, 0 unmapped nodes" -- scan "$WORK/inv.onnx" --target onnxruntime
@@ -102,8 +113,8 @@ check "nothing written for an unknown target" test ! -e "$WORK/inv2.onnx"
 expect "scan: unknown target" 2 "unknown target 'ort'" -- scan "$INV" --target ort
 expect "rules targets" 0 "onnxruntime  \(rules/targets/onnxruntime.textproto\)" -- rules targets
 expect "rules targets: what a target runs" 0 "runs: default-domain ONNX, ai.onnx.ml, com.microsoft" -- rules targets
-expect "rules list shows an alternative's targets" 0 "aten-linalg-inv .*1\+ \[onnxruntime\]: com.microsoft::Inverse" -- rules list
-expect "rules show shows an alternative's targets" 0 "alternative 1 \(opset 1\+, targets onnxruntime\)" -- rules show aten-linalg-inv
+expect "rules list shows an alternative's targets" 0 "aten-linalg-inv .*9\+ \[onnxruntime\]: com.microsoft::Inverse" -- rules list
+expect "rules show shows an alternative's targets" 0 "alternative 1 \(opset 9\+, targets onnxruntime\)" -- rules show aten-linalg-inv
 cat > "$WORK/my_target.textproto" <<'R'
 target { name: "my-ort" doc: "onnxruntime with a plugin" domain: "com.microsoft" domain: "com.example" }
 R
