@@ -30,6 +30,19 @@ void CheckModelIn(const onnx::ModelProto& model, const std::string& model_dir) {
   if (model.ir_version() >= 8) checker::check_model_local_functions(model, ctx, lex);
 }
 
+// Graph outputs whose type has no shape field: PyTorch leaves them so for
+// outputs of scripted Loops, whose rank it does not know. ONNX's checker
+// requires the field (an absent shape would be legal IR: unknown rank), so
+// the check runs with an empty shape in place, taken out again afterwards.
+std::vector<onnx::TypeProto_Tensor*> OutputsWithoutShape(onnx::GraphProto* graph) {
+  std::vector<onnx::TypeProto_Tensor*> out;
+  for (auto& o : *graph->mutable_output()) {
+    if (o.type().has_tensor_type() && !o.type().tensor_type().has_shape())
+      out.push_back(o.mutable_type()->mutable_tensor_type());
+  }
+  return out;
+}
+
 }  // namespace
 
 Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool unmapped_remain,
@@ -44,6 +57,18 @@ Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool
     notes->push_back("the ONNX checker was skipped: unmapped nodes remain");
     return Status::Ok();
   }
+  const std::vector<onnx::TypeProto_Tensor*> unshaped = OutputsWithoutShape(model->mutable_graph());
+  for (auto* t : unshaped) t->mutable_shape();
+  struct Unshape {
+    const std::vector<onnx::TypeProto_Tensor*>& types;
+    ~Unshape() {
+      for (auto* t : types) t->clear_shape();
+    }
+  } unshape{unshaped};
+  if (!unshaped.empty())
+    notes->push_back(fmt::format("{} graph output{} without a shape (unknown rank, as exported): the checker does not "
+                                 "require one there",
+                                 unshaped.size(), unshaped.size() == 1 ? "" : "s"));
   try {
     CheckModelIn(*model, model_dir);
   } catch (const std::exception& e) {
