@@ -11,7 +11,9 @@ cmake -S . -B build-ci -DONNX_REMAP_WERROR=ON -DONNX_REMAP_REQUIRE_TESTS=ON -DCM
 cmake --build build-ci -j"$jobs"
 (cd build-ci && ctest --output-on-failure -j"$jobs")
 
-# The sanitizer run skips the label `build` (a plain rebuild of the tool, already run above).
+# The sanitizer run skips the labels `build` (a plain rebuild of the tool, already run above)
+# and `docs` (the rule table's data, already compared above; under ASan its ~700 dry-run
+# rewrites took 6 minutes of a 48-minute CI run).
 cmake -S . -B build-asan -DONNX_REMAP_WERROR=ON -DONNX_REMAP_REQUIRE_TESTS=ON -DONNX_REMAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j"$jobs"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -LE "^build$")
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -LE "^(build|docs)$")
