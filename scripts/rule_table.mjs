@@ -53,13 +53,13 @@ for (const manifest of ['tests/fixtures/corpus/MANIFEST.tsv', 'tests/fixtures/to
     const targetArgs = runtime && runtime !== '-' ? ['--target', runtime] : [];
     if (expected === 'REFUSED') {
       const m = JSON.parse(run(['scan', model, '--json', ...targetArgs])).models[0];
-      for (const g of m ? m.unmapped : []) if (g.refusal === 'no-standard-form') tally(operatorOf(g), 'refused', f[col.case]);
+      for (const g of m ? m.remaining : []) if (g.refusal === 'no-standard-form') tally(operatorOf(g), 'refused', f[col.case]);
       continue;
     }
     const args = ['rewrite', model, '--dry-run', '--json', ...targetArgs];
     const target = parseInt(f[col.min_target_opset], 10);
     if (target > parseInt(f[col.opset], 10)) args.push('--opset', String(target));
-    for (const n of JSON.parse(run(args)).rewritten) {
+    for (const n of JSON.parse(run(args)).models[0].rewritten) {
       tally(operatorOf(n), 'proven', f[col.case]);
       for (const p of ruleById.get(n.rule)?.producers || []) tally(p, 'proven', f[col.case]);
     }

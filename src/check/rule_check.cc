@@ -10,11 +10,11 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "engine/engine.h"
-#include "engine/node_form.h"
+#include "match/node_form.h"
 #include "model/opset_import.h"
 #include "model/shape_inference.h"
 #include "rules/element_types.h"
-#include "saver/opset_raise.h"
+#include "opset/opset_raise.h"
 
 namespace remap {
 

@@ -12,21 +12,22 @@ struct RuleOptions {
   bool no_builtin = false;         // --no-builtin-rules
 };
 
-struct RewriteArgs {
-  std::string input;
-  std::string output;
+// Options shared by rewrite, scan and check.
+struct ModelArgs {
+  std::vector<std::string> inputs;  // model files or folders
+  std::string output;               // rewrite: a file, or a folder for a folder input
   std::optional<int> opset;
   std::string target = "onnx";  // --target
   bool dry_run = false;
-  bool json = false;
-  RuleOptions rules;
-};
-
-struct ScanArgs {
-  std::vector<std::string> inputs;
-  std::optional<int> opset;
-  std::string target = "onnx";  // --target
-  bool json = false;
+  bool json = false;                 // the report as JSON on stdout
+  std::string report_path;           // --report FILE
+  std::string report_format = "json";  // --report-format json|junit
+  std::string explain;               // --explain NODE
+  int jobs = 0;                      // --jobs (0: one per core)
+  std::string shard;                 // --shard I/N
+  bool skip_existing = false;
+  std::string other_files = "skip";  // --other-files skip|copy
+  int verbosity = 0;                 // -v: 1, -q: -1
   RuleOptions rules;
 };
 
@@ -39,8 +40,9 @@ struct RulesArgs {
   std::vector<std::string> check_dtypes;  // rules check --dtype
 };
 
-int RunRewrite(const RewriteArgs& args);
-int RunScan(const ScanArgs& args);
+enum class ModelCommand { kRewrite, kScan, kCheck };
+
+int RunModelCommand(ModelCommand command, const ModelArgs& args);
 int RunRules(const RulesArgs& args);
 int RunRulesCheck(const RulesArgs& args);
 

@@ -4,7 +4,8 @@
 #include <fmt/core.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/version.h"
+#include "report/exit_codes.h"
 
 namespace {
 
@@ -17,32 +18,50 @@ void AddTargetOption(CLI::App* cmd, std::string* target) {
   cmd->add_option("--target", *target, "Runtime the result is for (see 'onnx-remap rules targets'; default onnx)");
 }
 
+// What rewrite, scan and check share: inputs, opset, target, reports, batch control.
+void AddModelOptions(CLI::App* cmd, remap::cli::ModelArgs* args, const char* inputs_help) {
+  cmd->add_option("inputs", args->inputs, inputs_help)->required();
+  cmd->add_option("--opset", args->opset, "Default-domain opset of the result (raised only when safe)")->check(CLI::Range(1, 1000));
+  AddTargetOption(cmd, &args->target);
+  cmd->add_flag("--json", args->json, "Print the report (docs/report-format.md) as JSON on stdout, instead of text");
+  cmd->add_option("--report", args->report_path, "Also write the report to FILE");
+  cmd->add_option("--report-format", args->report_format, "Format of --report: json (default) or junit")
+      ->check(CLI::IsMember({"json", "junit"}));
+  cmd->add_option("--explain", args->explain, "Show every candidate rule for the unmapped node NODE (by name) and why each did or did not apply");
+  cmd->add_option("-j,--jobs", args->jobs, "Models processed in parallel (default: one per core)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--shard", args->shard, "Process only shard I of N (I/N, 0-based): split a folder of models across machines");
+  cmd->add_flag("-v,--verbose", [args](int64_t n) { args->verbosity = static_cast<int>(n); }, "List every node, not only counts per rule");
+  cmd->add_flag("-q,--quiet", [args](int64_t) { args->verbosity = -1; }, "Print only errors");
+  AddRuleOptions(cmd, &args->rules);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace remap::cli;
+  using remap::kExitUsage;
   CLI::App app{"onnx-remap: rewrite the operators PyTorch could not export into standard ONNX"};
-  app.set_version_flag("--version", "onnx-remap 0.1.0");
+  app.set_version_flag("--version", remap::VersionLine());
+  app.set_config("--config", "", "Read options from a TOML or INI file (a [rewrite], [scan] or [check] section per command)");
   app.require_subcommand(1);
 
-  RewriteArgs rewrite;
-  CLI::App* rw = app.add_subcommand("rewrite", "Rewrite unmapped nodes by rules and save the model");
-  rw->add_option("input", rewrite.input, "Model to rewrite")->required();
-  auto* out_opt = rw->add_option("-o,--output", rewrite.output, "Where to write the rewritten model");
-  rw->add_option("--opset", rewrite.opset, "Default-domain opset of the result (raised only when safe)")->check(CLI::Range(1, 1000));
-  AddTargetOption(rw, &rewrite.target);
+  ModelArgs rewrite;
+  CLI::App* rw = app.add_subcommand("rewrite", "Rewrite unmapped nodes by rules and save the model (or a folder of models)");
+  AddModelOptions(rw, &rewrite, "Model to rewrite, or a folder: every *.onnx below it");
+  auto* out_opt = rw->add_option("-o,--output", rewrite.output, "Where to write: a file, or for a folder the output folder (the tree is mirrored)");
   rw->add_flag("--dry-run", rewrite.dry_run, "Report what would change; write nothing");
-  rw->add_flag("--json", rewrite.json, "Print the report as JSON");
-  AddRuleOptions(rw, &rewrite.rules);
+  rw->add_flag("--skip-existing", rewrite.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
+  rw->add_option("--other-files", rewrite.other_files, "Files other than models in an input folder: skip (default) or copy")
+      ->check(CLI::IsMember({"skip", "copy"}));
 
-  ScanArgs scan;
+  ModelArgs scan;
   CLI::App* sc = app.add_subcommand("scan", "List the unmapped nodes of models and the rules that cover them");
-  sc->add_option("inputs", scan.inputs, "Models to scan")->required();
-  sc->add_option("--opset", scan.opset, "Target opset used to pick rules")->check(CLI::Range(1, 1000));
-  AddTargetOption(sc, &scan.target);
-  sc->add_flag("--json", scan.json, "Print the result as JSON");
-  AddRuleOptions(sc, &scan.rules);
+  AddModelOptions(sc, &scan, "Models or folders to scan");
 
+  ModelArgs check_models;
+  CLI::App* ck = app.add_subcommand(
+      "check", "CI gate: exit 0 when every unmapped node would be rewritten and the result validates; writes nothing");
+  AddModelOptions(ck, &check_models, "Models or folders to check");
   RulesArgs rules;
   CLI::App* ru = app.add_subcommand("rules", "Show the loaded rules");
   ru->require_subcommand(1);
@@ -67,14 +86,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (rw->parsed() && !rewrite.dry_run && out_opt->count() == 0)
       throw CLI::RequiredError("-o,--output (or --dry-run)");
+    if (rw->parsed() && rewrite.inputs.size() != 1)
+      throw CLI::ValidationError("rewrite", "takes one model file or one folder");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     fmt::print(stderr, "onnx-remap: error: {}\n", e.what());
     fmt::print(stderr, "run 'onnx-remap --help' for usage\n");
     return kExitUsage;
   }
-  if (rw->parsed()) return RunRewrite(rewrite);
-  if (sc->parsed()) return RunScan(scan);
+  if (rw->parsed()) return RunModelCommand(ModelCommand::kRewrite, rewrite);
+  if (sc->parsed()) return RunModelCommand(ModelCommand::kScan, scan);
+  if (ck->parsed()) return RunModelCommand(ModelCommand::kCheck, check_models);
   if (check->parsed()) return RunRulesCheck(rules);
   rules.action = list->parsed() ? "list" : targets->parsed() ? "targets" : "show";
   return RunRules(rules);

@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "report/exit_codes.h"
 #include "cli/json_writer.h"
 #include "cli/rule_loading.h"
 

@@ -6,20 +6,29 @@
 
 #include <fmt/format.h>
 
-#include "engine/constant_reader.h"
-#include "engine/node_form.h"
-#include "engine/node_matcher.h"
+#include "match/constant_reader.h"
+#include "match/node_form.h"
+#include "match/node_matcher.h"
 #include "model/graph_index.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
+#include "opset/opset_raise.h"
 #include "rewrite/node_list_editor.h"
-#include "saver/opset_raise.h"
+#include "rewrite/replacement_emitter.h"
 
 namespace remap {
 
 namespace {
 
 using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+// The matcher picks alternatives; the rewriters instantiate them.
+InstantiateFn Instantiator(int target_opset, GraphIndex* index) {
+  return [target_opset, index](const onnx::NodeProto& node, const Rule& rule, const Alternative& alt,
+                               const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure) {
+    return EmitReplacement(node, rule, alt, binding, target_opset, index, out, failure);
+  };
+}
 
 // Rewrites one graph tree (a main graph with its subgraphs, or a function).
 class TreeRewriter {
@@ -40,8 +49,9 @@ class TreeRewriter {
       }
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
-      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0, Refusal::kNone, {}};
+      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0, Refusal::kNone, {}, {}};
       MatchResult m = MatchNode(*node, form, match_, index_);
+      outcome.candidates = std::move(m.candidates);
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
@@ -243,7 +253,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForGraph(model->graph());
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, target, &imports, runtime, &oracle, &classify};
+    MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index)};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
@@ -258,7 +268,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForFunction(f);
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify};
+    MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index)};
     TreeRewriter rewriter(classify, match, &index, &report);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);

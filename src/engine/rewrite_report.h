@@ -5,28 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "match/refusal.h"
 #include "rules/source_map.h"
 
 namespace remap {
-
-// Why the last candidate rule did not rewrite a node, as a value for tools
-// (the reason string says it for people).
-enum class Refusal {
-  kNone,     // rewritten
-  kNoRule,   // no rule matches the operator
-  kMatch,    // a rule's match conditions (overload, arity, attributes) fail
-  kBinding,  // the node's inputs do not bind to the signature
-  kGuard,    // every alternative's `when` is false
-  kGuardError,  // a guard cannot be evaluated (an unknown rank or dtype, a non-constant argument)
-  kOpset,    // only alternatives for a higher (or lower) opset
-  kTarget,   // only alternatives for other runtime targets
-  kEmit,     // the replacement could not be instantiated (an expression or name error)
-  kType,     // the replacement is not type-correct for the node's inputs
-  kNoStandardForm,  // a rule says standard ONNX cannot express it (Rule::no_standard_form)
-};
-
-// Stable names for reports: "no-rule", "no-standard-form", ...
-const char* RefusalName(Refusal r);
 
 struct NodeOutcome {
   std::string graph;          // "main_graph", "main_graph/If_0.then_branch", "function pkg::Block"
@@ -41,6 +23,8 @@ struct NodeOutcome {
   int needs_opset = 0;        // left only because the target opset is too low: the opset it needs
   Refusal refusal = Refusal::kNone;
   std::string refused_by;     // the rule whose no_standard_form refused it
+  // Every candidate rule alternative considered, in order, with its outcome.
+  std::vector<CandidateOutcome> candidates;
 };
 
 struct RewriteReport {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <onnx/defs/schema.h>
 
-#include "engine/constant_reader.h"
+#include "match/constant_reader.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
 #include "rewrite/attribute_from_value.h"
@@ -65,12 +65,12 @@ class Instantiator {
     return true;
   }
 
-  const EmitFailure& failure() const { return failure_; }
+  const RuleFailure& failure() const { return failure_; }
 
  private:
   bool Fail(const Frame* frame, const SourceLocation& at, std::string message) {
     (void)frame;
-    if (failure_.message.empty()) failure_ = EmitFailure{std::move(message), at};
+    if (failure_.message.empty()) failure_ = RuleFailure{std::move(message), at};
     return false;
   }
   bool FailAt(const Frame* frame, size_t offset, std::string message) {
@@ -411,31 +411,15 @@ class Instantiator {
   const std::string base_;
   const int opset_;
   GraphIndex* index_;
-  EmitFailure failure_;
+  RuleFailure failure_;
   int depth_ = 0;
   size_t emitted_ = 0;
 };
 
 }  // namespace
 
-bool EvaluateGuard(const Alternative& alt, const Binding& binding, bool* result, EmitFailure* failure) {
-  if (alt.when.empty()) {
-    *result = true;
-    return true;
-  }
-  Value v;
-  ExprError e;
-  auto lookup = [&](const std::string& n, Value* o, std::string* w) { return binding.Lookup(n, o, w); };
-  std::string why;
-  if (!alt.when.Evaluate(lookup, &v, &e) || (*result = Truthy(v, &why), !why.empty())) {
-    *failure = EmitFailure{why.empty() ? e.message : why, alt.when_source->Locate(e.offset)};
-    return false;
-  }
-  return true;
-}
-
 bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
-                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, EmitFailure* failure) {
+                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure) {
   const std::string base = node.name().empty() ? rule.id : node.name();
   Frame frame;
   frame.tpl = &alt.replacement;

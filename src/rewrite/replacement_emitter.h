@@ -8,21 +8,14 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "engine/argument_binding.h"
+#include "match/argument_binding.h"
+#include "match/guard.h"
 #include "model/graph_index.h"
 #include "rules/rule.h"
 
 namespace remap {
 
-struct EmitFailure {
-  std::string message;
-  SourceLocation location;  // of the expression or field at fault
-};
-
 bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
-                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, EmitFailure* failure);
-
-// Evaluates an alternative's `when` guard. false + empty message: the guard is false.
-bool EvaluateGuard(const Alternative& alt, const Binding& binding, bool* result, EmitFailure* failure);
+                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure);
 
 }  // namespace remap

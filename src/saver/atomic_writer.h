@@ -10,4 +10,8 @@ namespace remap {
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes);
 
+// Copies `from` to `path` the same way. The temp file's name is unique, so
+// several threads or processes copying to one path each end with a complete file.
+Status CopyFileAtomically(const std::string& from, const std::string& path);
+
 }  // namespace remap

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/graph_index.h"
+#include "saver/atomic_writer.h"
 
 namespace remap {
 
@@ -76,14 +77,9 @@ Status CopyExternalData(const onnx::ModelProto& model, const std::string& source
                     fmt::format("{} exists with other content; it would be overwritten by the model's external data", to.string()));
     }
     fs::create_directories(to.parent_path(), ec);
-    fs::path tmp = to;
-    tmp += ".tmp-onnx-remap";
-    if (!fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec)) {
-      fs::remove(tmp, ec);
-      return Status(ErrorCode::kOutputFailed, fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), ec.message()));
-    }
-    fs::rename(tmp, to, ec);
-    if (ec) return Status(ErrorCode::kOutputFailed, fmt::format("cannot move external data into {}: {}", to.string(), ec.message()));
+    Status copied = CopyFileAtomically(from.string(), to.string());
+    if (!copied.ok())
+      return Status(ErrorCode::kOutputFailed, fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), copied.message()));
   }
   return Status::Ok();
 }

@@ -54,11 +54,11 @@ expect "missing rules path" 4 "^$WORK/none.textproto: error: no such rule file o
 check "nothing written for a rule error" test ! -e "$WORK/o.onnx"
 
 UNCOVERED=$FIX/corpus/svd_op13/model.onnx
-expect "node no rule covers" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): no rule for aten::linalg_svd" -- rewrite "$UNCOVERED" -o "$WORK/left.onnx" --no-builtin-rules
+expect "node no rule covers" 1 "left +1 x org.pytorch.aten::ATen linalg_svd: no rule for aten::linalg_svd \(nodes: /ATen\)" -- rewrite "$UNCOVERED" -o "$WORK/left.onnx" --no-builtin-rules
 check "output still written when nodes are left" test -s "$WORK/left.onnx"
 expect "scan exit 1 when uncovered" 1 "1 x org.pytorch.aten::ATen linalg_svd" -- scan "$UNCOVERED" --no-builtin-rules
-expect "scan JSON" 1 '"unmapped":\[\{"form":"aten-fallback","op":"org.pytorch.aten::ATen","operator":"linalg_svd","count":1,"rule":null' -- scan "$UNCOVERED" --json --no-builtin-rules
-expect "no standard form: the rule's reason" 1 "left +/ATen \(org.pytorch.aten::ATen linalg_svd\): aten::linalg_svd has no standard ONNX equivalent: " -- rewrite "$UNCOVERED" --dry-run
+expect "scan JSON" 1 '"remaining":\[\{"graph":"torch_jit","node":"/ATen","op":"org.pytorch.aten::ATen","form":"aten-fallback","operator":"linalg_svd","severity":"error","rule":""' -- scan "$UNCOVERED" --json --no-builtin-rules
+expect "no standard form: the rule's reason" 1 "left +1 x org.pytorch.aten::ATen linalg_svd: aten::linalg_svd has no standard ONNX equivalent: " -- rewrite "$UNCOVERED" --dry-run
 expect "no standard form in scan JSON" 1 '"refusal":"no-standard-form","refused_by":"aten-linalg-svd"' -- scan "$UNCOVERED" --json
 
 expect "lossy symbolic refused, names missing inputs" 1 "too few arguments: the node has 2 inputs \('x', 'offset'\) where the signature needs 11 \(input, weight, offset, mask, bias" -- rewrite "$FIX/torch/lossy_deform_conv2d_op13/model.onnx" -o "$WORK/lossy.onnx"
@@ -66,7 +66,7 @@ expect "needs a higher opset" 1 "needs opset 16 \(target is 11; --opset 16 allow
 expect "opset lowering refused" 5 "^onnx-remap: error: .*--opset 9 is below the model's opset 13" -- rewrite "$ASINH" -o "$WORK/o.onnx" --opset 9
 check "nothing written for a refused opset" test ! -e "$WORK/o.onnx"
 
-expect "JSON error object" 3 '^\{"tool":"onnx-remap","command":"rewrite","input":"[^"]*nope.onnx","error":"[^"]*nope.onnx: no such file","exit_code":3\}$' -- rewrite "$WORK/nope.onnx" -o "$WORK/o.onnx" --json
+expect "JSON error object" 3 '"exit_code":3,"errors":\[\{"code":"input-not-found","stage":"","message":"[^"]*nope.onnx: no such file"\}\]\}$' -- rewrite "$WORK/nope.onnx" -o "$WORK/o.onnx" --json
 cp "$ASINH" "$WORK/inplace.onnx"
 expect "rewrite in place" 0 "1 rewritten, 0 left" -- rewrite "$WORK/inplace.onnx" -o "$WORK/inplace.onnx"
 expect "in-place result is clean" 0 "0 unmapped nodes" -- scan "$WORK/inplace.onnx"
@@ -103,9 +103,9 @@ rule {
   alternative { min_opset: 1 target: "onnxruntime" import { domain: "com.microsoft" version: 1 } replace: "out = com.microsoft.Inverse(A)" }
 }
 R
-expect "target onnx (default): a node only another target's rule covers is left, naming the target" 1 "left +/ATen .*: \[ort-inv\] .*inv_ort_only.textproto:5:3: for targets onnxruntime only \(target is onnx\)" -- rewrite "$INV" --dry-run --no-builtin-rules --rules "$WORK/inv_ort_only.textproto"
-expect "target onnx (default): linalg_inv by the standard LU form" 0 "rewritten /ATen .*Loop.* \[aten-linalg-inv\]" -- rewrite "$INV" --dry-run
-expect "target onnxruntime: linalg_inv -> Inverse" 0 "rewritten /ATen .*-> com.microsoft::Inverse \[aten-linalg-inv\]" -- rewrite "$INV" -o "$WORK/inv.onnx" --target onnxruntime
+expect "target onnx (default): a node only another target's rule covers is left, naming the target" 1 "left +1 x .*: \[ort-inv\] .*inv_ort_only.textproto:5:3: for targets onnxruntime only \(target is onnx\)" -- rewrite "$INV" --dry-run --no-builtin-rules --rules "$WORK/inv_ort_only.textproto"
+expect "target onnx (default): linalg_inv by the standard LU form" 0 "rewritten /ATen .*Loop.* \[aten-linalg-inv\]" -- rewrite "$INV" --dry-run -v
+expect "target onnxruntime: linalg_inv -> Inverse" 0 "rewritten /ATen .*-> com.microsoft::Inverse \[aten-linalg-inv\]" -- rewrite "$INV" -o "$WORK/inv.onnx" --target onnxruntime -v
 expect "com.microsoft::Inverse is unmapped under target onnx" 1 "1 x com.microsoft::Inverse +custom: no rule for com.microsoft::Inverse" -- scan "$WORK/inv.onnx"
 expect "com.microsoft::Inverse runs under target onnxruntime" 0 "target onnxruntime, 0 unmapped nodes" -- scan "$WORK/inv.onnx" --target onnxruntime
 expect "unknown target: usage error listing the targets" 2 "^onnx-remap: error: unknown target 'ort' \(known targets: onnx, onnxruntime, tensorrt" -- rewrite "$INV" -o "$WORK/inv2.onnx" --target ort

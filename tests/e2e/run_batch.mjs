@@ -121,8 +121,10 @@ async function checkCase(c, bin, workRoot, ort, decode) {
   } catch (e) {
     fail('d', `scan --json output is not one JSON object: ${e.message}`, r.out);
   }
-  const unmapped = scan.models && scan.models.length === 1 ? scan.models[0].unmapped : null;
-  if (!Array.isArray(unmapped)) fail('d', 'scan --json: no models[0].unmapped array', r.out);
+  const m = scan.models && scan.models.length === 1 ? scan.models[0] : null;
+  // Unmapped nodes a rule would still rewrite (rewritten) or not (remaining): both must be none.
+  const unmapped = m && Array.isArray(m.rewritten) && Array.isArray(m.remaining) ? [...m.rewritten, ...m.remaining] : null;
+  if (!Array.isArray(unmapped)) fail('d', 'scan --json: no models[0].rewritten/remaining arrays', r.out);
   if (unmapped.length) fail('d', 'scan reports unmapped nodes in the rewritten model', unmapped.map((u) => JSON.stringify(u)).join('\n'));
 
   r = run(bin, ['rewrite', out, '-o', out2, ...rewriteArgs]);

@@ -116,8 +116,9 @@ node -e '
   try { j = JSON.parse(text); } catch (e) { console.error("scan --json output is not one JSON object: " + e.message); process.exit(1); }
   if (!j || !Array.isArray(j.models)) { console.error("scan --json: no \"models\" array"); process.exit(1); }
   if (j.models.length !== 1) { console.error("scan --json: expected 1 model entry, got " + j.models.length); process.exit(1); }
-  const u = j.models[0].unmapped;
-  if (!Array.isArray(u)) { console.error("scan --json: models[0].unmapped is not an array"); process.exit(1); }
+  const m = j.models[0];
+  if (!Array.isArray(m.rewritten) || !Array.isArray(m.remaining)) { console.error("scan --json: models[0].rewritten/remaining are not arrays"); process.exit(1); }
+  const u = [...m.rewritten, ...m.remaining];
   if (u.length) {
     for (const e of u) console.error("  still unmapped: " + JSON.stringify(e));
     process.exit(1);

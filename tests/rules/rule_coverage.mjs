@@ -45,8 +45,8 @@ for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/to
       const args = ["scan", join(dir, "model.onnx"), "--json"];
       if (runtime && runtime !== "-") args.push("--target", runtime);
       const model = JSON.parse(run(args)).models[0];
-      if (!model || !model.unmapped.length) refusalFailures.push(`${f[col.case]}: REFUSED, but nothing is left unmapped`);
-      for (const g of (model ? model.unmapped : [])) {
+      if (!model || !model.remaining.length) refusalFailures.push(`${f[col.case]}: REFUSED, but nothing is left unmapped`);
+      for (const g of (model ? model.remaining : [])) {
         if (g.refusal === "no-standard-form" && /has no standard ONNX equivalent/.test(g.reason)) use(g.refused_by, f[col.case]);
       }
       cases++;
@@ -58,7 +58,7 @@ for (const manifest of ["tests/fixtures/corpus/MANIFEST.tsv", "tests/fixtures/to
     // Rules for one runtime only (optional column; rows may leave it off).
     if (runtime && runtime !== "-") args.push("--target", runtime);
     const report = JSON.parse(run(args));
-    for (const n of report.rewritten) use(n.rule, f[col.case]);
+    for (const n of report.models[0].rewritten) use(n.rule, f[col.case]);
     cases++;
   }
 }

@@ -2,7 +2,7 @@
 // defaults for empty inputs, function-attribute references and Tensor[] lists.
 #include <catch2/catch.hpp>
 
-#include "engine/argument_binding.h"
+#include "match/argument_binding.h"
 #include "engine/engine.h"
 #include "test_models.h"
 

@@ -8,7 +8,7 @@
 #include <onnx/defs/schema.h>
 
 #include "model/opset_import.h"
-#include "saver/opset_changes.h"
+#include "opset/opset_changes.h"
 
 using remap::IsDefaultDomain;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/engine.h"
-#include "engine/node_form.h"
+#include "match/node_form.h"
 #include "rules/rule_parser.h"
 #include "rules/target_check.h"
 #include "test_models.h"

@@ -1,11 +1,11 @@
-#include "saver/opset_raise.h"
+#include "opset/opset_raise.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "model/graph_index.h"
 #include "model/opset_import.h"
-#include "saver/opset_changes.h"
+#include "opset/opset_changes.h"
 
 namespace remap {
 

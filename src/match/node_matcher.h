@@ -1,14 +1,17 @@
 // Picks the rule and alternative for one unmapped node, or says why none fits.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
-#include "engine/node_form.h"
-#include "engine/rewrite_report.h"
+#include "match/argument_binding.h"
+#include "match/guard.h"
+#include "match/node_form.h"
+#include "match/refusal.h"
 #include "model/graph_index.h"
 #include "model/type_oracle.h"
 #include "rules/rule_set.h"
@@ -26,7 +29,15 @@ struct MatchResult {
   const Rule* refused_by = nullptr;  // when refusal is kNoStandardForm
   // Producer nodes the rule rewrote together with the node: to be removed.
   std::vector<const onnx::NodeProto*> absorbed;
+  // Every candidate considered, in order: why each gave way, and the one that applied.
+  std::vector<CandidateOutcome> candidates;
 };
+
+// Instantiates a fitting alternative's replacement (the rewriters' job; the
+// engine supplies it, so matching does not depend on rewriting). false with
+// `failure` set: the alternative gives way to the next.
+using InstantiateFn = std::function<bool(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt,
+                                         const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure)>;
 
 struct MatchContext {
   const RuleSet* rules = nullptr;
@@ -39,6 +50,7 @@ struct MatchContext {
   TypeOracle* oracle = nullptr;
   // How nodes are classified, for producer patterns.
   const ClassifyContext* classify = nullptr;
+  InstantiateFn instantiate;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,

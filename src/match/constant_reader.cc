@@ -1,4 +1,4 @@
-#include "engine/constant_reader.h"
+#include "match/constant_reader.h"
 
 #include <cstring>
 #include <fmt/format.h>

@@ -1,9 +1,11 @@
-// Exit codes of the onnx-remap command (documented in docs/cli.md).
+// Exit codes of onnx-remap (documented in docs/cli.md), in one place: the
+// CLI returns them and reports carry them, per model and for a whole run.
 #pragma once
 
 #include "core/status.h"
+#include "pipeline/pipeline.h"
 
-namespace remap::cli {
+namespace remap {
 
 enum ExitCode {
   kExitOk = 0,             // done; nothing unmapped remains
@@ -32,4 +34,14 @@ inline ExitCode ExitCodeFor(ErrorCode code) {
   return kExitUsage;
 }
 
-}  // namespace remap::cli
+// The exit code one model's result gives alone.
+ExitCode ExitCodeFor(const ModelResult& r);
+
+// The worse of two exit codes (the higher number: failures outrank unmapped
+// nodes, which outrank success).
+inline int WorseExitCode(int a, int b) { return a > b ? a : b; }
+
+// Stable names of error codes for reports: "input-not-found", ...
+const char* ErrorCodeName(ErrorCode code);
+
+}  // namespace remap

@@ -1,4 +1,4 @@
-#include "engine/node_form.h"
+#include "match/node_form.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 #include "model/opset_import.h"
 #include "rules/rule_set.h"
-#include "saver/opset_changes.h"
+#include "opset/opset_changes.h"
 
 namespace remap {
 

@@ -1,4 +1,4 @@
-#include "engine/rewrite_report.h"
+#include "match/refusal.h"
 
 namespace remap {
 

@@ -1,9 +1,9 @@
-#include "engine/argument_binding.h"
+#include "match/argument_binding.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engine/constant_reader.h"
+#include "match/constant_reader.h"
 #include "model/opset_import.h"
 
 namespace remap {

@@ -1,5 +1,5 @@
 // Raising a model's default opset: allowed only when every default-domain node
-// already in the model means the same at the new opset (saver/opset_changes).
+// already in the model means the same at the new opset (opset/opset_changes).
 #pragma once
 
 #include <onnx/onnx_pb.h>

@@ -1,4 +1,4 @@
-#include "saver/opset_changes.h"
+#include "opset/opset_changes.h"
 
 #include <algorithm>
 #include <unordered_map>

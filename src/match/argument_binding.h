@@ -10,7 +10,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "engine/node_form.h"
+#include "match/node_form.h"
 #include "model/graph_index.h"
 #include "rules/signature.h"
 #include "rules/value.h"

@@ -1,13 +1,11 @@
-#include "engine/node_matcher.h"
+#include "match/node_matcher.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engine/argument_binding.h"
-#include "engine/constant_reader.h"
-#include "rewrite/replacement_emitter.h"
+#include "match/constant_reader.h"
 
 namespace remap {
 
@@ -119,10 +117,15 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
   bool only_opset = true;
   const Rule* no_standard_form = nullptr;  // first bound rule that says ONNX cannot express the node
   for (const Rule* rule : candidates) {
-    auto refuse = [&](Refusal kind, const std::string& why) {
+    auto record = [&](Refusal kind, const std::string& why, const Alternative* alt, int opset) {
       reasons.push_back(fmt::format("[{}] {}", rule->id, why));
-      only_opset = false;
       result.refusal = kind;
+      result.candidates.push_back(
+          CandidateOutcome{rule->id, rule->location, alt ? alt->location : SourceLocation{}, kind, why, opset});
+    };
+    auto refuse = [&](Refusal kind, const std::string& why, const Alternative* alt = nullptr) {
+      record(kind, why, alt, 0);
+      only_opset = false;
     };
     std::string match_failure = "no match";
     for (const NodeMatch& m : rule->matches) {
@@ -155,30 +158,29 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     std::vector<const Alternative*> fitting;
     for (const Alternative& alt : rule->alternatives) {
       if (context.target && !alt.IsFor(context.target->name)) {
-        refuse(Refusal::kTarget, fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name));
+        refuse(Refusal::kTarget, fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name), &alt);
         continue;
       }
       bool pass = false;
-      EmitFailure failure;
+      RuleFailure failure;
       if (!EvaluateGuard(alt, binding, &pass, &failure)) {
-        refuse(Refusal::kGuardError, fmt::format("{}: {}", failure.location.ToString(), failure.message));
+        refuse(Refusal::kGuardError, fmt::format("{}: {}", failure.location.ToString(), failure.message), &alt);
         continue;
       }
       if (!pass) {
-        reasons.push_back(fmt::format("[{}] {}: when '{}' is false", rule->id, Where(alt), alt.when.text()));
-        only_opset = false;
-        result.refusal = Refusal::kGuard;
+        refuse(Refusal::kGuard, fmt::format("{}: when '{}' is false", Where(alt), alt.when.text()), &alt);
         continue;
       }
       if (alt.min_opset > context.target_opset) {
-        reasons.push_back(fmt::format("[{}] {}: needs opset {} (target is {}; --opset {} allows raising it)", rule->id,
-                                      Where(alt), alt.min_opset, context.target_opset, alt.min_opset));
+        record(Refusal::kOpset,
+               fmt::format("{}: needs opset {} (target is {}; --opset {} allows raising it)", Where(alt), alt.min_opset,
+                           context.target_opset, alt.min_opset),
+               &alt, alt.min_opset);
         if (needs_opset == 0 || alt.min_opset < needs_opset) needs_opset = alt.min_opset;
-        result.refusal = Refusal::kOpset;
         continue;
       }
       if (alt.max_opset && context.target_opset > alt.max_opset) {
-        refuse(Refusal::kOpset, fmt::format("{}: valid up to opset {} only", Where(alt), alt.max_opset));
+        refuse(Refusal::kOpset, fmt::format("{}: valid up to opset {} only", Where(alt), alt.max_opset), &alt);
         continue;
       }
       std::string conflict;
@@ -188,28 +190,32 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
           conflict = fmt::format("needs {} version {}, the model imports version {}", domain, version, it->second);
       }
       if (!conflict.empty()) {
-        refuse(Refusal::kMatch, fmt::format("{}: {}", Where(alt), conflict));
+        refuse(Refusal::kMatch, fmt::format("{}: {}", Where(alt), conflict), &alt);
         continue;
       }
       fitting.push_back(&alt);
     }
+    if (!rule->no_standard_form.empty() && fitting.empty())
+      result.candidates.push_back(CandidateOutcome{rule->id, rule->location, {}, Refusal::kNoStandardForm,
+                                                   fmt::format("no standard ONNX form: {}", rule->no_standard_form), 0});
     // Highest min_opset first, ties in file order; one that fails to emit (an
     // expression error) or is not type-correct for the node gives way to the next.
     std::stable_sort(fitting.begin(), fitting.end(),
                      [](const Alternative* a, const Alternative* b) { return a->min_opset > b->min_opset; });
     for (const Alternative* alt : fitting) {
-      EmitFailure failure;
+      RuleFailure failure;
       std::vector<onnx::NodeProto> nodes;
-      if (!EmitReplacement(node, *rule, *alt, binding, context.target_opset, index, &nodes, &failure)) {
-        refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message));
+      if (!context.instantiate(node, *rule, *alt, binding, &nodes, &failure)) {
+        refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message), alt);
         continue;
       }
       std::string type_error;
       if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
         refuse(Refusal::kType,
-               fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*alt), type_error));
+               fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*alt), type_error), alt);
         continue;
       }
+      result.candidates.push_back(CandidateOutcome{rule->id, rule->location, alt->location, Refusal::kNone, "", 0});
       result.ok = true;
       result.rule = rule;
       result.absorbed = std::move(absorbed);
