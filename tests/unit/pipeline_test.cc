@@ -1,0 +1,156 @@
+// The pipeline as a library call, and batches: what rewrite/scan/check and
+// another program get back, as values.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "pipeline/batch.h"
+#include "pipeline/pipeline.h"
+#include "report/exit_codes.h"
+#include "report/junit_writer.h"
+#include "report/report_builder.h"
+
+namespace fs = std::filesystem;
+using namespace remap;
+
+namespace {
+
+const std::string kFixtures = std::string(ONNX_REMAP_SOURCE_DIR) + "/tests/fixtures/corpus/";
+
+const RuleSet& BuiltinRules() {
+  static const RuleSet rules = [] {
+    RuleLoadResult loaded = LoadRules(true, {});
+    REQUIRE(loaded.errors.empty());
+    return std::move(loaded.rules);
+  }();
+  return rules;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+fs::path FreshDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("onnx-remap-unit-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: a model given as bytes is rewritten, kept in the result, and nothing is written") {
+  PipelineOptions options;
+  options.mode = PipelineMode::kCheck;
+  options.keep_model = true;
+  ModelSource source{"asinh (in memory)", ReadFile(kFixtures + "asinh_op13/model.onnx"), ""};
+  ModelResult r = RunPipeline(source, "", BuiltinRules(), options);
+  CHECK(r.outcome == ModelOutcome::kClean);
+  CHECK(r.status.ok());
+  REQUIRE(r.has_report);
+  CHECK(r.report.rewritten.size() == 1);
+  CHECK(r.report.rewritten[0].rule == "aten-asinh");
+  REQUIRE(r.report.rewritten[0].candidates.size() == 1);
+  CHECK(r.report.rewritten[0].candidates[0].refusal == Refusal::kNone);
+  REQUIRE(r.model.has_value());
+  CHECK(r.model->graph().node_size() > 0);
+  CHECK_FALSE(r.written);
+  CHECK(ExitCodeFor(r) == kExitOk);
+}
+
+TEST_CASE("pipeline: each failing stage is named, with the exit code it gives") {
+  PipelineOptions options;
+  ModelResult bad = RunPipeline(ModelSource{"notes.onnx", std::string("not a model"), ""}, "", BuiltinRules(), options);
+  CHECK(bad.outcome == ModelOutcome::kFailed);
+  CHECK(bad.failed_at == PipelineStage::kLoad);
+  CHECK(ExitCodeFor(bad) == kExitInputError);
+
+  options.target_opset = 9;  // below the model's 13
+  ModelResult low = RunPipeline(ModelSource{kFixtures + "asinh_op13/model.onnx", std::nullopt, ""}, "", BuiltinRules(), options);
+  CHECK(low.failed_at == PipelineStage::kRewrite);
+  CHECK(ExitCodeFor(low) == kExitOpsetRefused);
+
+  options.target_opset.reset();
+  const fs::path dir = FreshDir("pipeline-save");
+  const std::string out = (dir / "missing-folder" / "o.onnx").string();
+  ModelResult unwritable = RunPipeline(ModelSource{kFixtures + "asinh_op13/model.onnx", std::nullopt, ""}, out, BuiltinRules(), options);
+  CHECK(unwritable.failed_at == PipelineStage::kSave);
+  CHECK(ExitCodeFor(unwritable) == kExitOutputError);
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("batch: shards are disjoint, cover every model, and do not depend on the machine") {
+  CHECK(ShardOf("vision/resnet.onnx", 1) == 0);
+  CHECK(ShardOf("vision/resnet.onnx", 7) == ShardOf("vision/resnet.onnx", 7));
+  std::set<std::string> seen;
+  size_t total = 0;
+  const std::vector<std::string> inputs = {kFixtures};
+  for (int i = 0; i < 4; ++i) {
+    BatchOptions options;
+    options.pipeline.mode = PipelineMode::kScan;
+    options.shard_index = i;
+    options.shard_count = 4;
+    auto plan = PlanBatch(inputs, options);
+    REQUIRE(plan.ok());
+    total = plan->models_in_all_shards;
+    for (const BatchEntry& e : plan->models) CHECK(seen.insert(e.relative).second);  // disjoint
+  }
+  CHECK(seen.size() == total);  // together: all
+  CHECK(total > 100);
+}
+
+TEST_CASE("batch: a folder is mirrored, the same whatever the number of jobs") {
+  const fs::path in = FreshDir("batch-in");
+  fs::create_directories(in / "a" / "b");
+  fs::copy_file(kFixtures + "asinh_op13/model.onnx", in / "a" / "asinh.onnx");
+  fs::copy_file(kFixtures + "logit_op13/model.onnx", in / "a" / "b" / "logit.onnx");
+  fs::copy_file(kFixtures + "svd_op13/model.onnx", in / "svd.onnx");
+  std::vector<std::vector<std::string>> outputs;
+  for (int jobs : {1, 3}) {
+    BatchOptions options;
+    options.output = FreshDir("batch-out-" + std::to_string(jobs)).string();
+    options.jobs = jobs;
+    auto plan = PlanBatch({in.string()}, options);
+    REQUIRE(plan.ok());
+    REQUIRE(plan->models.size() == 3);
+    size_t calls = 0;
+    BatchResult result = RunBatch(*plan, BuiltinRules(), options, [&](const ModelResult&, size_t done, size_t total) {
+      ++calls;
+      CHECK(done <= total);
+    });
+    CHECK(calls == 3);
+    REQUIRE(result.models.size() == 3);
+    CHECK(result.models[0].input == (in / "a" / "asinh.onnx").string());  // plan order
+    CHECK(result.models[2].outcome == ModelOutcome::kUnmappedLeft);     // svd: no standard form
+    std::vector<std::string> bytes;
+    for (const char* rel : {"a/asinh.onnx", "a/b/logit.onnx", "svd.onnx"}) bytes.push_back(ReadFile(options.output + "/" + rel));
+    outputs.push_back(bytes);
+
+    report::Report rep = BuildReport({"rewrite", "test", "onnx", std::nullopt}, result.models, {}, kExitUnmappedLeft, 0);
+    CHECK(rep.summary().clean() == 2);
+    CHECK(rep.summary().unmapped_left() == 1);
+    auto parsed = ReportFromJson(ReportToJson(rep, true));
+    REQUIRE(parsed.ok());
+    CHECK(parsed->models_size() == 3);
+    CHECK(ReportToJUnit(rep).find("failures=\"1\"") != std::string::npos);
+  }
+  CHECK(outputs[0] == outputs[1]);
+  CHECK_FALSE(outputs[0][0].empty());
+}
+
+TEST_CASE("batch: bad plans are usage errors") {
+  BatchOptions options;
+  options.shard_index = 2;
+  options.shard_count = 2;
+  CHECK(PlanBatch({kFixtures}, options).status().code() == ErrorCode::kUsage);
+  BatchOptions writes;
+  CHECK(PlanBatch({kFixtures}, writes).status().code() == ErrorCode::kUsage);  // no output
+  writes.output = "/tmp/x";
+  CHECK(PlanBatch({kFixtures, kFixtures}, writes).status().code() == ErrorCode::kUsage);
+  BatchOptions scan;
+  scan.pipeline.mode = PipelineMode::kScan;
+  CHECK(PlanBatch({"/no/such/model.onnx"}, scan).status().code() == ErrorCode::kInputNotFound);
+}
