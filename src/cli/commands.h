@@ -39,9 +39,16 @@ struct RulesArgs {
   std::vector<std::string> check_dtypes;  // rules check --dtype
 };
 
+struct RulesNewArgs {
+  std::string model_or_operator;  // MODEL, or with no NODE an operator of the schema table
+  std::string node;               // NODE: a node name or an operator
+  std::string output;             // -o FILE; empty: stdout
+};
+
 int RunRewrite(const RewriteArgs& args);
 int RunScan(const ScanArgs& args);
 int RunRules(const RulesArgs& args);
 int RunRulesCheck(const RulesArgs& args);
+int RunRulesNew(const RulesNewArgs& args);
 
 }  // namespace remap::cli
