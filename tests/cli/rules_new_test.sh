@@ -90,6 +90,10 @@ printf 'my rule\n' > "$WORK/mine.textproto"
 expect "-o onto an existing file is refused, exit 6" 6 "^onnx-remap: error: $WORK/mine.textproto: already exists" rules new aten::logit -o "$WORK/mine.textproto"
 if [[ $(cat "$WORK/mine.textproto") == "my rule" ]]; then pass "the existing file is untouched"; else fail "the existing file is untouched"; fi
 
+out=$("$BIN" rules check --no-builtin-rules --rules "$WORK/argwhere.textproto" 2>&1)
+if [[ $? -eq 0 ]] && grep -Eq "argwhere.textproto:[0-9]+:[0-9]+: warning: \[user-aten-argwhere\] no_standard_form: a TODO placeholder" <<<"$out"; then
+  pass "rules check flags the placeholder"; else fail "rules check flags the placeholder" "$out"; fi
+
 # As written, the rule leaves the node, saying TODO; filled in (the tutorial's steps), it rewrites it.
 out=$("$BIN" rewrite "$ARGWHERE" --dry-run --no-builtin-rules --rules "$WORK/argwhere.textproto" 2>&1)
 if [[ $? -eq 1 ]] && grep -Eq "left +/ATen \(org.pytorch.aten::ATen argwhere\): aten::argwhere has no standard ONNX equivalent: TODO: rule 'user-aten-argwhere'" <<<"$out"; then
