@@ -308,7 +308,7 @@ Expected<std::string> RuleForNode(const std::string& model_path, const onnx::Mod
     d.signature = *table;
     d.signature_note = "from the schema table (the overload PyTorch 1.13's tracer recorded)";
   } else {
-    std::string qualified = aten ? "aten::" + form.aten_operator
+    std::string qualified = aten ? "aten::" + form.aten_operator + (form.overload.empty() ? "" : "." + form.overload)
                                  : node.domain().empty() ? node.op_type() : node.domain() + "::" + node.op_type();
     d.signature = DerivedSignature(qualified, node, form, index);
     d.signature_note = "derived from the node (not in the schema table): check names, types and defaults";

@@ -49,7 +49,9 @@ std::string ScalarType(int elem_type, int rank, int64_t elements) {
     default: return "Tensor";
   }
   if (rank == 0) return base;
-  if (rank == 1 && elements <= 8) return std::string(base) + "[]";  // PyTorch passes int[] / float[] as short 1-D constants
+  // PyTorch passes int[] (sizes, dims, strides) as short 1-D int64 constants; a 1-D float constant is far more
+  // often a tensor (a bias) than a float[].
+  if (rank == 1 && elements <= 8 && std::string(base) == "int") return "int[]";
   return "Tensor";
 }
 

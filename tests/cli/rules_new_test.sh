@@ -66,6 +66,11 @@ has "custom domain: signature derived from the node" "$WORK/dcn.textproto" '^  s
 has "custom domain: attributes" "$WORK/dcn.textproto" '^#   stride +<- attribute stride: INTS = \[2, 2\]$'
 has "custom domain: the schema table's operator of that name, for reference" "$WORK/dcn.textproto" "^# The schema table's deform_conv2d, for reference: torchvision::deform_conv2d\("
 
+# An ATen operator not in the schema table: derived signature; the node's overload is matched.
+new "ATen operator not in the table" "$WORK/and.textproto" "$FIX/bitwise_and_operator_int64_op13/model.onnx" __and_
+has "not in the table: match with the node's overload" "$WORK/and.textproto" '^  match \{ aten: "__and_" overload: "Tensor" \}$'
+has "not in the table: signature derived from the inputs" "$WORK/and.textproto" '^  signature: "aten::__and_.Tensor\(Tensor x, Tensor y\) -> Tensor"$'
+
 # Nodes in a subgraph and in a model-local function.
 new "subgraph" "$WORK/loop.textproto" "$FIX/arch_script_loop_if_fallbacks_op13/model.onnx" logcumsumexp
 has "subgraph: where the node is" "$WORK/loop.textproto" "in the else_branch of If '/If' of "
