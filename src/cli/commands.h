@@ -40,10 +40,17 @@ struct RulesArgs {
   std::vector<std::string> check_dtypes;  // rules check --dtype
 };
 
+struct RulesNewArgs {
+  std::string model_or_operator;  // MODEL, or with no NODE an operator of the schema table
+  std::string node;               // NODE: a node name or an operator
+  std::string output;             // -o FILE; empty: stdout
+};
+
 enum class ModelCommand { kRewrite, kScan, kCheck };
 
 int RunModelCommand(ModelCommand command, const ModelArgs& args);
 int RunRules(const RulesArgs& args);
 int RunRulesCheck(const RulesArgs& args);
+int RunRulesNew(const RulesNewArgs& args);
 
 }  // namespace remap::cli

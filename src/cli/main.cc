@@ -81,6 +81,11 @@ int main(int argc, char** argv) {
   check->add_option("--dtype", rules.check_dtypes, "Input element types to try (repeatable; default float32 float64 float16)");
   check->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   AddRuleOptions(check, &rules.rules);
+  RulesNewArgs rules_new;
+  CLI::App* new_rule = ru->add_subcommand("new", "Write a starting rule for a node no rule covers: 'new MODEL NODE' or 'new aten::foo'");
+  new_rule->add_option("model_or_operator", rules_new.model_or_operator, "MODEL, or alone an ATen operator of the schema table")->required();
+  new_rule->add_option("node", rules_new.node, "A node name, or an operator (aten::foo, foo, domain::OpType): its first node");
+  new_rule->add_option("-o,--output", rules_new.output, "Write the rule to this new file (never overwritten) instead of stdout");
 
   try {
     app.parse(argc, argv);
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
   if (sc->parsed()) return RunModelCommand(ModelCommand::kScan, scan);
   if (ck->parsed()) return RunModelCommand(ModelCommand::kCheck, check_models);
   if (check->parsed()) return RunRulesCheck(rules);
+  if (new_rule->parsed()) return RunRulesNew(rules_new);
   rules.action = list->parsed() ? "list" : targets->parsed() ? "targets" : "show";
   return RunRules(rules);
 }
