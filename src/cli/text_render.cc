@@ -63,12 +63,12 @@ void RenderGroups(const std::vector<NodeOutcome>& rewritten, const std::vector<N
   for (const auto& n : rewritten) applied[{n.rule, What(n), Emitted(n.emitted)}].push_back(&n);
   for (const auto& [key, nodes] : applied) {
     const auto& [rule, what, emitted] = key;
-    *out += fmt::format("  rewritten {:>5} x {} -> {} [{}]\n", nodes.size(), what, emitted, rule);
+    *out += fmt::format("  rewritten {} x {} -> {} [{}]\n", nodes.size(), what, emitted, rule);
   }
   std::map<std::pair<std::string, std::string>, std::vector<const NodeOutcome*>> left;
   for (const auto& n : remaining) left[{What(n), n.reason}].push_back(&n);
   for (const auto& [key, nodes] : left) {
-    *out += fmt::format("  {}      {:>5} x {}: {} (nodes: {})\n", style.Paint("left", Color::kYellow), nodes.size(),
+    *out += fmt::format("  {}      {} x {}: {} (nodes: {})\n", style.Paint("left", Color::kYellow), nodes.size(),
                         key.first, key.second, NodeNames(nodes));
   }
 }
