@@ -128,6 +128,9 @@ fi
 printf '[scan]\ntarget = "onnxruntime"\n' > ci.toml
 "$BIN" rewrite "$FIX/corpus/inverse_op13/model.onnx" -o inv.onnx --target onnxruntime -q
 expect "--config: options from a file" 0 "target onnxruntime, 0 unmapped nodes" -- --config ci.toml scan inv.onnx
+mkdir -p ci/rules && cp "$SRC/examples/argwhere.textproto" ci/rules/
+printf '[check]\nopset = 13\nrules = ["ci/rules"]\nno-builtin-rules = true\n' > ci2.toml
+expect "--config: list and flag options (docs/cli.md's example)" 0 "argwhere_op13/model.onnx: ok \(1 to rewrite\)" -- --config ci2.toml check "$FIX/torch/argwhere_op13/model.onnx"
 expect "--version names ONNX and protobuf" 0 "^onnx-remap [0-9.]+ \(ONNX 1\.[0-9.]+, protobuf [0-9.]+\)$" -- --version
 
 echo "$passed passed, $failed failed"
