@@ -76,7 +76,7 @@ for (const r of rules)
   }
 
 const esc = (s) => s.replace(/\|/g, '\\|');
-const range = (a) => (a.max_opset === null ? `${a.min_opset}+` : a.min_opset === a.max_opset ? `${a.min_opset}` : `${a.min_opset}-${a.max_opset}`);
+const range = (a) => (!a.max_opset ? `${a.min_opset}+` : a.min_opset === a.max_opset ? `${a.min_opset}` : `${a.min_opset}-${a.max_opset}`);
 const distinct = (xs) => [...new Set(xs)];
 
 const lines = [];

@@ -6,7 +6,8 @@
 #include "check/rule_check.h"
 #include "cli/commands.h"
 #include "report/exit_codes.h"
-#include "cli/json_writer.h"
+#include "report/listing_builder.h"
+#include "report/proto_json.h"
 #include "cli/rule_loading.h"
 #include "model/shape_inference.h"
 #include "rules/element_types.h"
@@ -31,23 +32,7 @@ int RunRulesCheck(const RulesArgs& args) {
   }
   RuleCheckReport report = CheckRules(*rules, options);
   if (args.format == "json") {
-    JsonWriter json;
-    json.BeginObject().Key("tool").String("onnx-remap").Key("command").String("rules check");
-    json.Key("alternatives").Int(report.alternatives).Key("models").Int(report.models);
-    json.Key("rewritten").Int(report.rewritten).Key("validated").Int(report.validated);
-    json.Key("beyond_onnx_1_12").Int(report.beyond_onnx);
-    json.Key("findings").BeginArray();
-    for (const auto& f : report.findings) {
-      json.BeginObject();
-      json.Key("severity").String(f.severity == RuleCheckFinding::Severity::kError ? "error" : "warning");
-      json.Key("rule").String(f.rule_id).Key("location").String(f.location.ToString());
-      json.Key("setting").String(f.setting).Key("message").String(f.message);
-      json.EndObject();
-    }
-    json.EndArray();
-    json.Key("errors").Int(static_cast<int64_t>(report.errors()));
-    json.EndObject();
-    fmt::print("{}\n", json.str());
+    fmt::print("{}", MessageToJson(RuleCheckSummaryOf(report), false));
   } else {
     for (const auto& f : report.findings) {
       fmt::print("{}: {}: [{}] {}: {}\n", f.location.ToString(),

@@ -6,8 +6,9 @@
 
 #include "cli/commands.h"
 #include "report/exit_codes.h"
-#include "cli/json_writer.h"
 #include "cli/rule_loading.h"
+#include "report/listing_builder.h"
+#include "report/proto_json.h"
 
 namespace remap::cli {
 
@@ -87,59 +88,11 @@ void PrintMarkdown(const std::vector<const Rule*>& rules, const std::vector<cons
     fmt::print("| `{}` | {} | {} | `{}` |\n", t->name, Runs(*t), t->doc, t->location.file);
 }
 
-void PrintJson(const std::vector<const Rule*>& rules) {
-  JsonWriter json;
-  json.BeginObject().Key("rules").BeginArray();
-  for (const Rule* r : rules) {
-    json.BeginObject();
-    json.Key("id").String(r->id);
-    json.Key("builtin").Bool(r->builtin);
-    json.Key("location").String(r->location.ToString());
-    json.Key("matches").StringArray(MatchNames(*r));
-    std::vector<std::string> producers;
-    for (const auto& p : r->producers) producers.push_back(p.match.Describe());
-    json.Key("producers").StringArray(producers);
-    json.Key("signature").String(r->signature_text);
-    json.Key("doc").String(r->doc);
-    json.Key("no_standard_form");
-    r->no_standard_form.empty() ? json.Null() : json.String(r->no_standard_form);
-    json.Key("approximation");
-    r->approximation.empty() ? json.Null() : json.String(r->approximation);
-    json.Key("alternatives").BeginArray();
-    for (const auto& a : r->alternatives) {
-      json.BeginObject();
-      json.Key("min_opset").Int(a.min_opset);
-      json.Key("max_opset");
-      a.max_opset ? json.Int(a.max_opset) : json.Null();
-      json.Key("when");
-      a.when.empty() ? json.Null() : json.String(a.when.text());
-      json.Key("emits").StringArray(a.replacement.EmittedOps());
-      json.Key("targets").StringArray(TargetNames(a));
-      json.EndObject();
-    }
-    json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray().EndObject();
-  fmt::print("{}\n", json.str());
-}
+void PrintJson(const std::vector<const Rule*>& rules) { fmt::print("{}", MessageToJson(RuleListingOf(rules), false)); }
 
 void PrintTargets(const std::vector<const Target*>& targets, const std::string& format) {
   if (format == "json") {
-    JsonWriter json;
-    json.BeginObject().Key("targets").BeginArray();
-    for (const Target* t : targets) {
-      json.BeginObject();
-      json.Key("name").String(t->name);
-      json.Key("builtin").Bool(t->builtin);
-      json.Key("location").String(t->location.ToString());
-      json.Key("doc").String(t->doc);
-      json.Key("domains").StringArray(std::vector<std::string>(t->domains.begin(), t->domains.end()));
-      json.Key("ops").StringArray(OpNames(*t));
-      json.EndObject();
-    }
-    json.EndArray().EndObject();
-    fmt::print("{}\n", json.str());
+    fmt::print("{}", MessageToJson(TargetListingOf(targets), false));
     return;
   }
   for (const Target* t : targets) {

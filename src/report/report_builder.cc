@@ -7,6 +7,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "report/exit_codes.h"
+#include "report/proto_json.h"
 
 namespace remap {
 
@@ -122,17 +123,7 @@ report::Report BuildReport(const ReportHeader& header, const std::vector<ModelRe
   return out;
 }
 
-std::string ReportToJson(const report::Report& r, bool pretty) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = pretty;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(r, &json, options);
-  if (!status.ok()) return fmt::format("{{\"error\": \"report does not print: {}\"}}", status.ToString());
-  if (!pretty) json += "\n";
-  return json;
-}
+std::string ReportToJson(const report::Report& r, bool pretty) { return MessageToJson(r, pretty); }
 
 Expected<report::Report> ReportFromJson(const std::string& json) {
   report::Report r;
