@@ -12,16 +12,18 @@ set(ONNX_REMAP_PACKAGE_CONTACT "The onnx-remap authors" CACHE STRING "Maintainer
 
 # "3.21.12" -> "libprotobuf-dev (>= 3.21.12), libprotobuf-dev (<< 3.22)"
 function(onnx_remap_same_series package version out)
-  string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _ "${version}")
-  if(NOT _)
+  if(NOT "${version}" MATCHES "^([0-9]+)\\.([0-9]+)")
     message(FATAL_ERROR "Packaging: cannot read the version of ${package} from '${version}'")
   endif()
-  if(CMAKE_MATCH_1 EQUAL 0 OR "${package}" MATCHES "^lib(onnx|protobuf)")
-    math(EXPR next "${CMAKE_MATCH_2} + 1")
-    set(next "${CMAKE_MATCH_1}.${next}")
+  set(major "${CMAKE_MATCH_1}")
+  set(minor "${CMAKE_MATCH_2}")
+  if(major EQUAL 0 OR package MATCHES "^lib(onnx|protobuf)-")
+    # ONNX and protobuf: generated code and ABI change with each minor version.
+    math(EXPR minor "${minor} + 1")
+    set(next "${major}.${minor}")
   else()
     # fmt: the major version is its ABI (the fmt::vN namespace).
-    math(EXPR next "${CMAKE_MATCH_1} + 1")
+    math(EXPR next "${major} + 1")
   endif()
   set(${out} "${package} (>= ${version}), ${package} (<< ${next})" PARENT_SCOPE)
 endfunction()
@@ -40,6 +42,8 @@ set(CPACK_PACKAGE_DESCRIPTION
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
+# Strips the tool (not the static library): a RelWithDebInfo tool is ~50 MB of debug info.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # onnx-remap_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ${ONNX_REMAP_DEB_SHLIBDEPS})
