@@ -1,109 +1,38 @@
 // onnx-remap: the command line over the remap library. It parses options,
 // calls the library, renders what it reports and picks the exit code.
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
-#include "core/version.h"
 #include "report/exit_codes.h"
-
-namespace {
-
-void AddRuleOptions(CLI::App* cmd, remap::cli::RuleOptions* rules) {
-  cmd->add_option("--rules", rules->paths, "Rule file or folder (repeatable; later ones override earlier and built-in rules)");
-  cmd->add_flag("--no-builtin-rules", rules->no_builtin, "Use only the rules given with --rules");
-}
-
-void AddTargetOption(CLI::App* cmd, std::string* target) {
-  cmd->add_option("--target", *target, "Runtime the result is for (see 'onnx-remap rules targets'; default onnx)");
-}
-
-// What rewrite, scan and check share: inputs, opset, target, reports, batch control.
-void AddModelOptions(CLI::App* cmd, remap::cli::ModelArgs* args, const char* inputs_help) {
-  cmd->add_option("inputs", args->inputs, inputs_help)->required();
-  cmd->add_option("--opset", args->opset, "Default-domain opset of the result (raised only when safe)")->check(CLI::Range(1, 1000));
-  AddTargetOption(cmd, &args->target);
-  cmd->add_flag("--json", args->json, "Print the report (docs/report-format.md) as JSON on stdout, instead of text");
-  cmd->add_option("--report", args->report_path, "Also write the report to FILE");
-  cmd->add_option("--report-format", args->report_format, "Format of --report: json (default) or junit")
-      ->check(CLI::IsMember({"json", "junit"}));
-  cmd->add_option("--explain", args->explain, "Show every candidate rule for the unmapped node NODE (by name) and why each did or did not apply");
-  cmd->add_option("-j,--jobs", args->jobs, "Models processed in parallel (default: one per core)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--shard", args->shard, "Process only shard I of N (I/N, 0-based): split a folder of models across machines");
-  cmd->add_flag("-v,--verbose", [args](int64_t n) { args->verbosity = static_cast<int>(n); }, "List every node, not only counts per rule");
-  cmd->add_flag("-q,--quiet", [args](int64_t) { args->verbosity = -1; }, "Print only errors");
-  AddRuleOptions(cmd, &args->rules);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace remap::cli;
   using remap::kExitUsage;
-  CLI::App app{"onnx-remap: rewrite the operators PyTorch could not export into standard ONNX"};
-  app.set_version_flag("--version", remap::VersionLine());
-  app.set_config("--config", "", "Read options from a TOML or INI file (a [rewrite], [scan] or [check] section per command)");
-  app.require_subcommand(1);
-
-  ModelArgs rewrite;
-  CLI::App* rw = app.add_subcommand("rewrite", "Rewrite unmapped nodes by rules and save the model (or a folder of models)");
-  AddModelOptions(rw, &rewrite, "Model to rewrite, or a folder: every *.onnx below it");
-  auto* out_opt = rw->add_option("-o,--output", rewrite.output, "Where to write: a file, or for a folder the output folder (the tree is mirrored)");
-  rw->add_flag("--dry-run", rewrite.dry_run, "Report what would change; write nothing");
-  rw->add_flag("--skip-existing", rewrite.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
-  rw->add_option("--other-files", rewrite.other_files, "Files other than models in an input folder: skip (default) or copy")
-      ->check(CLI::IsMember({"skip", "copy"}));
-
-  ModelArgs scan;
-  CLI::App* sc = app.add_subcommand("scan", "List the unmapped nodes of models and the rules that cover them");
-  AddModelOptions(sc, &scan, "Models or folders to scan");
-
-  ModelArgs check_models;
-  CLI::App* ck = app.add_subcommand(
-      "check", "CI gate: exit 0 when every unmapped node would be rewritten and the result validates; writes nothing");
-  AddModelOptions(ck, &check_models, "Models or folders to check");
-  RulesArgs rules;
-  CLI::App* ru = app.add_subcommand("rules", "Show the loaded rules");
-  ru->require_subcommand(1);
-  CLI::App* list = ru->add_subcommand("list", "One line per rule");
-  list->add_option("--format", rules.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
-  AddRuleOptions(list, &rules.rules);
-  CLI::App* show = ru->add_subcommand("show", "One rule in full");
-  show->add_option("id", rules.id, "Rule id")->required();
-  show->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  AddRuleOptions(show, &rules.rules);
-  CLI::App* targets = ru->add_subcommand("targets", "The runtime targets and what each runs");
-  targets->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  AddRuleOptions(targets, &rules.rules);
-  CLI::App* check = ru->add_subcommand(
-      "check", "Self-check: rewrite a small typed model for every alternative (each opset end, dtype and enum value) and validate it");
-  check->add_option("--rule", rules.check_ids, "Check only this rule id (repeatable)");
-  check->add_option("--dtype", rules.check_dtypes, "Input element types to try (repeatable; default float32 float64 float16)");
-  check->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  AddRuleOptions(check, &rules.rules);
-  RulesNewArgs rules_new;
-  CLI::App* new_rule = ru->add_subcommand("new", "Write a starting rule for a node no rule covers: 'new MODEL NODE' or 'new aten::foo'");
-  new_rule->add_option("model_or_operator", rules_new.model_or_operator, "MODEL, or alone an ATen operator of the schema table")->required();
-  new_rule->add_option("node", rules_new.node, "A node name, or an operator (aten::foo, foo, domain::OpType): its first node");
-  new_rule->add_option("-o,--output", rules_new.output, "Write the rule to this new file (never overwritten) instead of stdout");
+  CommandLine cl;
+  BuildCommandLine(&cl);
+  CLI::App& app = cl.app;
+  ModelArgs& rewrite = cl.rewrite;
+  CLI::App* rw = cl.rewrite_cmd;
 
   try {
     app.parse(argc, argv);
-    if (rw->parsed() && !rewrite.dry_run && out_opt->count() == 0)
+    if (rw->parsed() && !rewrite.dry_run && cl.rewrite_output->count() == 0)
       throw CLI::RequiredError("-o,--output (or --dry-run)");
     if (rw->parsed() && rewrite.inputs.size() != 1)
       throw CLI::ValidationError("rewrite", "takes one model file or one folder");
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version, --generate
     fmt::print(stderr, "onnx-remap: error: {}\n", e.what());
     fmt::print(stderr, "run 'onnx-remap --help' for usage\n");
     return kExitUsage;
   }
   if (rw->parsed()) return RunModelCommand(ModelCommand::kRewrite, rewrite);
-  if (sc->parsed()) return RunModelCommand(ModelCommand::kScan, scan);
-  if (ck->parsed()) return RunModelCommand(ModelCommand::kCheck, check_models);
-  if (check->parsed()) return RunRulesCheck(rules);
-  if (new_rule->parsed()) return RunRulesNew(rules_new);
-  rules.action = list->parsed() ? "list" : targets->parsed() ? "targets" : "show";
+  if (cl.scan_cmd->parsed()) return RunModelCommand(ModelCommand::kScan, cl.scan);
+  if (cl.check_cmd->parsed()) return RunModelCommand(ModelCommand::kCheck, cl.check_models);
+  RulesArgs& rules = cl.rules;
+  if (cl.rules_check->parsed()) return RunRulesCheck(rules);
+  if (cl.rules_new->parsed()) return RunRulesNew(cl.rules_new_args);
+  rules.action = cl.rules_list->parsed() ? "list" : cl.rules_targets->parsed() ? "targets" : "show";
   return RunRules(rules);
 }
