@@ -266,9 +266,13 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
     }
     rule_batches.push_back(std::move(rules));
   }
-  // A target means one list of ops wherever it is named, so names are never redefined.
+  // A target means one list of ops wherever it is named, so names are never
+  // redefined. The same definition again is no redefinition: a copy of the
+  // built-in rules folder (the installed share/onnx-remap/rules) given with
+  // --rules repeats the built-in targets, which load even with --no-builtin-rules.
   for (auto& t : targets) {
     const Target* earlier = out.rules.FindTarget(t->name);
+    if (earlier && earlier->domains == t->domains && earlier->ops == t->ops) continue;
     if (earlier) {
       out.errors.push_back(fmt::format("{}: error: target '{}' is already defined at {}", t->location.ToString(),
                                        t->name, earlier->location.ToString()));

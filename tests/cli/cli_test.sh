@@ -91,6 +91,9 @@ R
 expect "user rule overrides built-in" 0 "-> Sinh \[aten-asinh\]" -- rewrite "$ASINH" -o "$WORK/ov.onnx" --rules "$WORK/override.textproto"
 expect "rules list" 0 "aten-asinh .*aten::asinh" -- rules list
 expect "rules show" 0 "signature: aten::asinh\(Tensor self\) -> Tensor" -- rules show aten-asinh
+builtin_count=$("$BIN" rules list | grep -c .)
+expect "a copy of the built-in rules folder loads with --no-builtin-rules (its targets repeat the built-in ones)" 0 "aten-asinh" -- rules list --no-builtin-rules --rules "$SRC/rules"
+check "the copy gives the same rules" test "$("$BIN" rules list --no-builtin-rules --rules "$SRC/rules" | grep -c .)" = "$builtin_count"
 expect "rules show unknown" 2 "no rule with id 'nope'" -- rules show nope
 
 # Runtime targets: --target picks what runs and which alternatives apply.
