@@ -9,24 +9,14 @@
 // case counts for every operator whose node a dry-run rewrite of it rewrites
 // (at its target opset and runtime target); a REFUSED case for every operator
 // a no_standard_form rule refuses in it.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { fixtureCases, runTool, scanReports } from './fixture_reports.mjs';
 
 const [bin, src] = process.argv.slice(2);
 if (!bin || !src) {
   process.stderr.write('usage: node scripts/rule_table.mjs BIN SOURCE_DIR\n');
   process.exit(2);
 }
-
-function run(args) {
-  try {
-    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-  } catch (e) {
-    if (e.status === 1) return e.stdout; // nodes left: still a report
-    throw e;
-  }
-}
+const run = (args) => runTool(bin, args);
 
 const rules = JSON.parse(run(['rules', 'list', '--format', 'json'])).rules;
 const ruleById = new Map(rules.map((r) => [r.id, r]));
@@ -39,30 +29,17 @@ const tally = (op, kind, name) => {
   if (!fixtures.has(op)) fixtures.set(op, { proven: new Set(), refused: new Set() });
   fixtures.get(op)[kind].add(name);
 };
-for (const manifest of ['tests/fixtures/corpus/MANIFEST.tsv', 'tests/fixtures/torch/MANIFEST.tsv']) {
-  const path = join(src, manifest);
-  if (!existsSync(path)) continue;
-  const [header, ...rows] = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
-  const col = Object.fromEntries(header.split('\t').map((name, i) => [name, i]));
-  for (const row of rows) {
-    const f = row.split('\t');
-    const model = join(src, manifest, '..', f[col.case], 'model.onnx');
-    const expected = f[col.expected_onnx_ops];
-    if (!existsSync(model) || expected === 'UNSUPPORTED') continue;
-    const runtime = col.target === undefined ? undefined : f[col.target];
-    const targetArgs = runtime && runtime !== '-' ? ['--target', runtime] : [];
-    if (expected === 'REFUSED') {
-      const m = JSON.parse(run(['scan', model, '--json', ...targetArgs])).models[0];
-      for (const g of m ? m.remaining : []) if (g.refusal === 'no-standard-form') tally(operatorOf(g), 'refused', f[col.case]);
-      continue;
-    }
-    const args = ['rewrite', model, '--dry-run', '--json', ...targetArgs];
-    const target = parseInt(f[col.min_target_opset], 10);
-    if (target > parseInt(f[col.opset], 10)) args.push('--opset', String(target));
-    for (const n of JSON.parse(run(args)).models[0].rewritten) {
-      tally(operatorOf(n), 'proven', f[col.case]);
-      for (const p of ruleById.get(n.rule)?.producers || []) tally(p, 'proven', f[col.case]);
-    }
+const fixtureList = fixtureCases(src);
+const reports = scanReports(bin, fixtureList);
+for (const c of fixtureList) {
+  const m = reports.get(c.model);
+  if (c.refused) {
+    for (const g of m ? m.remaining : []) if (g.refusal === 'no-standard-form') tally(operatorOf(g), 'refused', c.name);
+    continue;
+  }
+  for (const n of m ? m.rewritten : []) {
+    tally(operatorOf(n), 'proven', c.name);
+    for (const p of ruleById.get(n.rule)?.producers || []) tally(p, 'proven', c.name);
   }
 }
 
