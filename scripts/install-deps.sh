@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
 build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
-test_pkgs=(catch2)
+# dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
+test_pkgs=(catch2 dpkg-dev file)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")
