@@ -8,27 +8,7 @@ BIN=$1 SRC=$2 WORK=$3 REPORT_CHECK=$4
 FIX=$SRC/tests/fixtures
 rm -rf "$WORK" && mkdir -p "$WORK"
 cd "$WORK" || exit 1
-passed=0 failed=0
-
-# expect NAME EXIT REGEX -- ARGS...: exit code and stdout+stderr matching REGEX (grep -E).
-expect() {
-  local name=$1 code=$2 regex=$3
-  shift 4
-  local out
-  out=$("$BIN" "$@" 2>&1)
-  local got=$?
-  if [[ $got -ne $code ]]; then
-    echo "FAIL $name: exit $got, expected $code"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
-  fi
-  if ! grep -Eq -- "$regex" <<<"$out"; then
-    echo "FAIL $name: output does not match /$regex/"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
-  fi
-  echo "PASS $name"; ((passed++))
-}
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; ((passed++)); else echo "FAIL $name"; ((failed++)); fi
-}
+source "$SRC/tests/cli/expect_lib.sh"
 tree_hash() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum); }
 paths_in() { grep -o '"path":"[^"]*"' "$1" | sort; }
 
@@ -133,5 +113,4 @@ printf '[check]\nopset = 13\nrules = ["ci/rules"]\nno-builtin-rules = true\n' > 
 expect "--config: list and flag options (docs/cli.md's example)" 0 "argwhere_op13/model.onnx: ok \(1 to rewrite\)" -- --config ci2.toml check "$FIX/torch/argwhere_op13/model.onnx"
 expect "--version names ONNX and protobuf" 0 "^onnx-remap [0-9.]+ \(ONNX 1\.[0-9.]+, protobuf [0-9.]+\)$" -- --version
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

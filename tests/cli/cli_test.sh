@@ -6,28 +6,7 @@ set -uo pipefail
 BIN=$1 SRC=$2 WORK=$3
 FIX=$SRC/tests/fixtures
 rm -rf "$WORK" && mkdir -p "$WORK"
-passed=0 failed=0
-
-# expect NAME EXIT REGEX -- ARGS...: runs BIN ARGS, checks the exit code and
-# that stdout+stderr matches REGEX (grep -E).
-expect() {
-  local name=$1 code=$2 regex=$3
-  shift 4
-  local out
-  out=$("$BIN" "$@" 2>&1)
-  local got=$?
-  if [[ $got -ne $code ]]; then
-    echo "FAIL $name: exit $got, expected $code"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
-  fi
-  if ! grep -Eq -- "$regex" <<<"$out"; then
-    echo "FAIL $name: output does not match /$regex/"; echo "$out" | sed 's/^/    | /'; ((failed++)); return
-  fi
-  echo "PASS $name"; ((passed++))
-}
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "PASS $name"; ((passed++)); else echo "FAIL $name"; ((failed++)); fi
-}
+source "$SRC/tests/cli/expect_lib.sh"
 
 ASINH=$FIX/corpus/asinh_op13/model.onnx
 sum_before=$(sha256sum "$ASINH")
@@ -159,5 +138,4 @@ expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[d
 expect "tutorial: DeformConv at opset 19" 0 "-> DeformConv \[torchvision-deform-conv2d\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.19.onnx" --opset 19
 expect "tutorial: example at opset 14" 0 "2 rewritten, 0 left, opset 13 -> 14" -- rewrite "$SRC/examples/conv_asinh_tril.onnx" -o "$WORK/fixed.onnx" --opset 14
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish
