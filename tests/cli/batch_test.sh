@@ -94,14 +94,15 @@ check "-q prints nothing on success" test -z "$("$BIN" rewrite zoo2/asinh.onnx -
 expect "-v lists every node" 0 "rewritten /ATen \(org.pytorch.aten::ATen asinh\) -> Asinh \[aten-asinh\]" -- rewrite zoo2/asinh.onnx -o v.onnx -v
 
 # Colour only on a terminal, never with NO_COLOR; progress on a terminal.
-if command -v script >/dev/null; then
+# (script needs a pseudo-terminal: a chroot or container without /dev/pts has none.)
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
   tty_run() { script -qec "$*" /dev/null; }
   check "colour on a terminal" grep -q $'\x1b\[32mok' <(tty_run "$BIN" check zoo2/asinh.onnx)
   check "no colour with NO_COLOR" bash -c "! grep -q $'\x1b' <(NO_COLOR=1 script -qec '$BIN check zoo2/asinh.onnx' /dev/null)"
   check "no colour in a pipe" bash -c "! '$BIN' check zoo2/asinh.onnx | grep -q $'\x1b'"
   check "progress on a terminal" grep -q "ETA" <(tty_run "$BIN" rewrite zoo -o out8)
 else
-  echo "SKIP colour and progress tests: 'script' (util-linux) not found"
+  echo "SKIP colour and progress tests: no pseudo-terminal ('script' from util-linux missing, or no /dev/pts)"
 fi
 
 # --config pins a job's options; --version.
