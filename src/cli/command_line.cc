@@ -10,7 +10,9 @@ namespace remap::cli {
 namespace {
 
 void AddRuleOptions(CLI::App* cmd, RuleOptions* rules) {
-  cmd->add_option("--rules", rules->paths, "Rule file or folder (repeatable; later ones override earlier and built-in rules)");
+  // One path per --rules, so `--rules FILE MODEL` leaves MODEL to the positionals.
+  cmd->add_option("--rules", rules->paths, "Rule file or folder (repeatable; later ones override earlier and built-in rules)")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-builtin-rules", rules->no_builtin, "Use only the rules given with --rules");
 }
 
@@ -61,6 +63,9 @@ void BuildCommandLine(CommandLine* cl) {
   AddModelOptions(rw, &cl->rewrite, "Model to rewrite, or a folder: every *.onnx below it");
   cl->rewrite_output = rw->add_option("-o,--output", cl->rewrite.output, "Where to write: a file, or for a folder the output folder (the tree is mirrored)");
   rw->add_flag("--dry-run", cl->rewrite.dry_run, "Report what would change; write nothing");
+  rw->add_flag("--infer-shapes", cl->rewrite.infer_shapes,
+               "Also write the value_info that ONNX shape inference adds (by default the output keeps the types it "
+               "came with)");
   rw->add_flag("--skip-existing", cl->rewrite.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
   rw->add_option("--other-files", cl->rewrite.other_files, "Files other than models in an input folder: skip (default) or copy")
       ->check(CLI::IsMember({"skip", "copy"}));
@@ -88,7 +93,7 @@ void BuildCommandLine(CommandLine* cl) {
   AddRuleOptions(targets, &rules.rules);
   CLI::App* check = ru->add_subcommand(
       "check", "Self-check: rewrite a small typed model for every alternative (each opset end, dtype and enum value) and validate it");
-  check->add_option("--rule", rules.check_ids, "Check only this rule id (repeatable)");
+  check->add_option("--rule", rules.check_ids, "Check only this rule id (repeatable)")->allow_extra_args(false);
   check->add_option("--dtype", rules.check_dtypes, "Input element types to try (repeatable; default float32 float64 float16)");
   check->add_option("--format", rules.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   AddRuleOptions(check, &rules.rules);

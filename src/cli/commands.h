@@ -19,6 +19,7 @@ struct ModelArgs {
   std::optional<int> opset;
   std::string target = "onnx";  // --target
   bool dry_run = false;
+  bool infer_shapes = false;         // rewrite --infer-shapes
   bool json = false;                 // the report as JSON on stdout
   std::string report_path;           // --report FILE
   std::string report_format = "json";  // --report-format json|junit

@@ -103,7 +103,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   const bool validate = options.mode == PipelineMode::kCheck || (options.mode == PipelineMode::kRewrite && !options.dry_run);
   const std::string in_dir = ModelDir(source);
   if (validate) {
-    Status valid = InferAndCheck(&*model, in_dir, left, &r.report.notes);
+    Status valid = InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes);
     if (!valid.ok()) {
       const char* tail = options.mode == PipelineMode::kRewrite ? "; nothing written" : "";
       return run.Fail(PipelineStage::kValidate,

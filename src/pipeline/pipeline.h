@@ -34,6 +34,9 @@ struct PipelineOptions {
   std::string target = kDefaultTargetName;
   // kRewrite only: report what would change, write nothing.
   bool dry_run = false;
+  // Keep the value_info and output types ONNX shape inference adds while
+  // validating (off: the model keeps the types its exporter wrote).
+  bool keep_inferred_types = false;
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;

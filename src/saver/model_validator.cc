@@ -1,10 +1,13 @@
 #include "saver/model_validator.h"
 
 #include <fmt/format.h>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include <onnx/checker.h>
 
+#include "model/graph_index.h"
 #include "model/shape_inference.h"
 
 namespace remap {
@@ -43,10 +46,58 @@ std::vector<onnx::TypeProto_Tensor*> OutputsWithoutShape(onnx::GraphProto* graph
   return out;
 }
 
+// What shape inference writes into a model: each graph's value_info and its
+// outputs' types, in the main graph and every subgraph. Kept aside before
+// inference and put back after it, so the saved model carries only what its
+// exporter wrote. ONNX 1.12's inference is also wrong at times (Slice with a
+// step over a symbolic dim keeps the dim), and runtimes trust value_info.
+class InferredTypesUndo {
+ public:
+  explicit InferredTypesUndo(onnx::ModelProto* model) {
+    Save(model->mutable_graph());
+    for (auto& function : *model->mutable_functions())
+      for (auto& node : *function.mutable_node()) SaveSubgraphs(node);
+  }
+  void Restore() {
+    for (auto& saved : saved_) {
+      saved.graph->mutable_value_info()->Swap(&saved.value_info);
+      for (int i = 0; i < saved.graph->output_size() && i < static_cast<int>(saved.output_types.size()); ++i)
+        saved.graph->mutable_output(i)->mutable_type()->Swap(&saved.output_types[i]);
+    }
+    saved_.clear();
+  }
+
+ private:
+  struct Saved {
+    onnx::GraphProto* graph;
+    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> value_info;
+    std::vector<onnx::TypeProto> output_types;
+  };
+  void Save(onnx::GraphProto* graph) {
+    Saved saved{graph, graph->value_info(), {}};
+    saved.output_types.reserve(graph->output_size());
+    for (const auto& o : graph->output()) saved.output_types.push_back(o.type());
+    saved_.push_back(std::move(saved));
+    for (auto& node : *graph->mutable_node()) SaveSubgraphs(node);
+  }
+  void SaveSubgraphs(onnx::NodeProto& node) {
+    ForEachSubgraph(node, [&](onnx::GraphProto& g) { Save(&g); });
+  }
+  std::vector<Saved> saved_;
+};
+
 }  // namespace
 
 Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool unmapped_remain,
-                     std::vector<std::string>* notes) {
+                     bool keep_inferred_types, std::vector<std::string>* notes) {
+  std::optional<InferredTypesUndo> undo;
+  if (!keep_inferred_types && WithinKnownRange(*model)) undo.emplace(model);
+  struct RestoreOnExit {
+    std::optional<InferredTypesUndo>& undo;
+    ~RestoreOnExit() {
+      if (undo) undo->Restore();
+    }
+  } restore{undo};
   std::string note;
   if (!InferShapesInPlace(model, &note)) {
     notes->push_back(note);

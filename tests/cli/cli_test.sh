@@ -58,6 +58,18 @@ check "dry run left no file" test ! -e "$WORK/dry.onnx"
 check "input untouched" test "$(sha256sum "$ASINH")" = "$sum_before"
 check "no temp files left" test -z "$(find "$WORK" -name '.*.tmp-*')"
 
+# Shape inference validates, but its value_info stays out of the output unless asked for:
+# a model with nothing to rewrite comes out byte-identical, and a rewrite is idempotent.
+CLIP=$FIX/torch/slice_clip_boxes_op9/model.onnx
+expect "rewrite of a model with intermediate values" 0 "2 rewritten, 0 left" -- rewrite "$CLIP" -o "$WORK/clip.onnx"
+expect "clean model rewritten again" 0 "0 rewritten, 0 left" -- rewrite "$WORK/clip.onnx" -o "$WORK/clip2.onnx"
+check "nothing to rewrite: output byte-identical to the input" cmp -s "$WORK/clip.onnx" "$WORK/clip2.onnx"
+expect "--infer-shapes" 0 "0 rewritten, 0 left" -- rewrite "$WORK/clip.onnx" -o "$WORK/inferred.onnx" --infer-shapes
+check "--infer-shapes writes the inferred value_info (a larger file)" \
+  test "$(stat -c %s "$WORK/inferred.onnx")" -gt "$(stat -c %s "$WORK/clip.onnx")"
+# --rules takes one path per flag: the model after it stays a positional argument.
+expect "--rules PATH before the model" 0 "1 rewritten, 0 left" -- rewrite --rules "$SRC/rules/aten/asinh.textproto" "$ASINH" -o "$WORK/r.onnx"
+
 # User rules override built-ins by id.
 cat > "$WORK/override.textproto" <<'R'
 rule {
