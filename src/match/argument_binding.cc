@@ -89,8 +89,7 @@ bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgum
       elements.push_back(Value::None());
       continue;
     }
-    TensorType type = index.TypeOf(element);
-    elements.push_back(Value::Tensor(element, type.elem_type, type.rank));
+    elements.push_back(Value::LazyTensor(element, &index));
   }
   b->value = Value::List(std::move(elements));
   return true;
@@ -153,8 +152,7 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {
-          TensorType type = index.TypeOf(name);
-          b.value = Value::Tensor(name, type.elem_type, type.rank);
+          b.value = Value::LazyTensor(name, &index);
         } else {
           std::string error;
           ResolveConstant(name, index, &b, &error);
