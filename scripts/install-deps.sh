@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what onnx-remap needs on Debian 12: build dependencies, and with
-# --test also Node.js/npm and the onnxruntime-node test harness.
+# --test also Node.js/npm, the onnxruntime-node test harness and ONNX's test models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +8,8 @@ SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
 build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
 # dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
-test_pkgs=(catch2 dpkg-dev file)
+# libonnx-testdata: ONNX's backend-test models, rewritten in fidelity.onnx_testdata_roundtrip.
+test_pkgs=(catch2 dpkg-dev file libonnx-testdata)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")

@@ -1,6 +1,7 @@
 #include "cli/text_render.h"
 
 #include <map>
+#include <string>
 #include <set>
 #include <tuple>
 
@@ -46,7 +47,9 @@ std::string Headline(const ModelResult& r, const TerminalStyle& style) {
   std::string left = fmt::format("{} left", rep.remaining.size());
   if (!rep.remaining.empty()) left = style.Paint(left, Color::kYellow);
   std::string out = fmt::format("{}: {} rewritten, {}", r.input, rep.rewritten.size(), left);
-  if (rep.opset_after != rep.opset_before) out += fmt::format(", opset {} -> {}", rep.opset_before, rep.opset_after);
+  // Opset 0: the model imported no default-domain opset (it uses other domains only).
+  if (rep.opset_after != rep.opset_before)
+    out += fmt::format(", opset {} -> {}", rep.opset_before ? std::to_string(rep.opset_before) : "none", rep.opset_after);
   return out + "\n";
 }
 
@@ -116,7 +119,8 @@ std::string RenderScanText(const ModelResult& r, const std::string& target, cons
   for (const auto& n : r.report.rewritten) add(n);
   for (const auto& n : r.report.remaining) add(n);
   const size_t total = r.report.rewritten.size() + r.report.remaining.size();
-  std::string out = fmt::format("{}: opset {}, target {}, {}, {} covered by rules\n", r.input, r.report.opset_before,
+  std::string out = fmt::format("{}: opset {}, target {}, {}, {} covered by rules\n", r.input,
+                                r.report.opset_before ? std::to_string(r.report.opset_before) : "none",
                                 target, Plural(total, "unmapped node", "unmapped nodes"), r.report.rewritten.size());
   for (const auto& [key, g] : groups) {
     const NodeOutcome& n = *g.first;

@@ -173,8 +173,11 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       }
       if (alt.min_opset > context.target_opset) {
         record(Refusal::kOpset,
-               fmt::format("{}: needs opset {} (target is {}; --opset {} allows raising it)", Where(alt), alt.min_opset,
-                           context.target_opset, alt.min_opset),
+               context.target_opset == 0
+                   ? fmt::format("{}: needs opset {} (the model imports no default-domain opset; --opset {} imports it)",
+                                 Where(alt), alt.min_opset, alt.min_opset)
+                   : fmt::format("{}: needs opset {} (target is {}; --opset {} allows raising it)", Where(alt), alt.min_opset,
+                                 context.target_opset, alt.min_opset),
                &alt, alt.min_opset);
         if (needs_opset == 0 || alt.min_opset < needs_opset) needs_opset = alt.min_opset;
         continue;

@@ -46,11 +46,13 @@ std::vector<onnx::TypeProto_Tensor*> OutputsWithoutShape(onnx::GraphProto* graph
   return out;
 }
 
-// What shape inference writes into a model: each graph's value_info and its
-// outputs' types, in the main graph and every subgraph. Kept aside before
-// inference and put back after it, so the saved model carries only what its
-// exporter wrote. ONNX 1.12's inference is also wrong at times (Slice with a
-// step over a symbolic dim keeps the dim), and runtimes trust value_info.
+// What shape inference writes into a model: each graph's value_info and the
+// types of its inputs and outputs (a Loop or Scan body's inputs get theirs
+// from the node), in the main graph and every subgraph. Kept aside before
+// inference and put back after it, absent types absent again, so the saved
+// model carries only what its exporter wrote. ONNX 1.12's inference is also
+// wrong at times (Slice with a step over a symbolic dim keeps the dim), and
+// runtimes trust value_info.
 class InferredTypesUndo {
  public:
   explicit InferredTypesUndo(onnx::ModelProto* model) {
@@ -61,23 +63,35 @@ class InferredTypesUndo {
   void Restore() {
     for (auto& saved : saved_) {
       saved.graph->mutable_value_info()->Swap(&saved.value_info);
-      for (int i = 0; i < saved.graph->output_size() && i < static_cast<int>(saved.output_types.size()); ++i)
-        saved.graph->mutable_output(i)->mutable_type()->Swap(&saved.output_types[i]);
+      Put(saved.graph->mutable_input(), &saved.input_types);
+      Put(saved.graph->mutable_output(), &saved.output_types);
     }
     saved_.clear();
   }
 
  private:
+  using Types = std::vector<std::optional<onnx::TypeProto>>;
+  using ValueInfos = google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>;
   struct Saved {
     onnx::GraphProto* graph;
-    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> value_info;
-    std::vector<onnx::TypeProto> output_types;
+    ValueInfos value_info;
+    Types input_types, output_types;
   };
+  static Types Take(const ValueInfos& values) {
+    Types out;
+    out.reserve(values.size());
+    for (const auto& v : values) out.push_back(v.has_type() ? std::optional<onnx::TypeProto>(v.type()) : std::nullopt);
+    return out;
+  }
+  static void Put(ValueInfos* values, Types* types) {
+    for (int i = 0; i < values->size() && i < static_cast<int>(types->size()); ++i) {
+      auto& type = (*types)[static_cast<size_t>(i)];
+      if (type) values->Mutable(i)->mutable_type()->Swap(&*type);
+      else values->Mutable(i)->clear_type();
+    }
+  }
   void Save(onnx::GraphProto* graph) {
-    Saved saved{graph, graph->value_info(), {}};
-    saved.output_types.reserve(graph->output_size());
-    for (const auto& o : graph->output()) saved.output_types.push_back(o.type());
-    saved_.push_back(std::move(saved));
+    saved_.push_back(Saved{graph, graph->value_info(), Take(graph->input()), Take(graph->output())});
     for (auto& node : *graph->mutable_node()) SaveSubgraphs(node);
   }
   void SaveSubgraphs(onnx::NodeProto& node) {

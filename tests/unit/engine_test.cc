@@ -206,6 +206,46 @@ TEST_CASE("opset: too low is reported, --opset raises when safe, refuses when no
   CHECK(RewriteModel(&lower, rules, options).status().code() == ErrorCode::kOpsetRefused);
 }
 
+TEST_CASE("a model importing no default-domain opset is rewritten; --opset imports it", "[engine][opset]") {
+  RuleSet rules = RulesFromText(kRules);
+  // Like ONNX's training tests (test_adam): only ai.onnx.preview.training is imported.
+  auto training = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["ai.onnx.preview.training" : 1] >
+    g (float r, int64 t, float[2] x, float[2] g, float[2] h) => (float[2] x_new, float[2] h_new) {
+      x_new, h_new = ai.onnx.preview.training.Adagrad<decay_factor = 0.1, epsilon = 1e-5, norm_coefficient = 0.001>(r, t, x, g, h)
+    })");
+  const std::string before = training.SerializeAsString();
+  auto report = RewriteModel(&training, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->opset_before == 0);
+  CHECK(report->opset_after == 0);
+  CHECK(training.SerializeAsString() == before);
+
+  // An ATen node in such a model needs a default-domain opset for its replacement.
+  const char* text = R"(
+    < ir_version: 7, opset_import: ["org.pytorch.aten" : 1] >
+    g (float[4] x) => (float[4] y) {
+      y = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+    })";
+  auto left = ModelFromText(text);
+  report = RewriteModel(&left, rules, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 1);
+  CHECK(report->remaining[0].needs_opset == 9);
+  CHECK(report->remaining[0].reason.find("needs opset 9 (the model imports no default-domain opset; --opset 9 imports it)") !=
+        std::string::npos);
+
+  auto imported = ModelFromText(text);
+  RewriteOptions options;
+  options.target_opset = 13;
+  report = RewriteModel(&imported, rules, options);
+  REQUIRE(report.ok());
+  CHECK(report->remaining.empty());
+  CHECK(DefaultOpset(imported.opset_import()) == 13);
+  CHECK_FALSE(Imports(imported, "org.pytorch.aten"));
+  CHECK(report->notes == std::vector<std::string>{"default opset 13 imported"});
+}
+
 TEST_CASE("fresh names never collide with existing ones", "[engine]") {
   RuleSet rules = RulesFromText(kRules);
   auto model = ModelFromText(R"(
