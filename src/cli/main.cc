@@ -1,5 +1,7 @@
 // onnx-remap: the command line over the remap library. It parses options,
 // calls the library, renders what it reports and picks the exit code.
+#include <csignal>
+
 #include <fmt/core.h>
 
 #include "cli/command_line.h"
@@ -9,6 +11,9 @@
 int main(int argc, char** argv) {
   using namespace remap::cli;
   using remap::kExitUsage;
+  // Under a file-size limit (ulimit -f) a write past it must fail with EFBIG
+  // and be reported (exit 6, temp file removed), not kill the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   CommandLine cl;
   BuildCommandLine(&cl);
   CLI::App& app = cl.app;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,30 @@ std::string ModelDir(const ModelSource& source) {
   if (!source.model_dir.empty()) return source.model_dir;
   if (source.path.empty()) return fs::current_path().string();
   return fs::absolute(source.path).parent_path().string();
+}
+
+// Writing the model to one of its own external data files would destroy the
+// data it refers to (the input's, when written next to it).
+Status OutputIsDataFile(const onnx::ModelProto& model, const std::string& in_dir, const std::string& out_dir,
+                        const std::string& output) {
+  const fs::path out = fs::absolute(output).lexically_normal();
+  std::error_code ec;
+  for (const std::string& rel : ExternalDataFiles(model)) {
+    for (const std::string& dir : {in_dir, out_dir}) {
+      const fs::path data = (fs::path(dir) / rel).lexically_normal();
+      if (data == out || fs::equivalent(data, out, ec))
+        return Status(ErrorCode::kOutputFailed,
+                      fmt::format("{}: is the external data file '{}' the model refers to; nothing written", output, rel));
+    }
+  }
+  return Status::Ok();
+}
+
+// Undoes a CopyExternalData whose model was not saved: a failed run leaves
+// nothing behind. Files and folders in reverse order (a folder only if empty).
+void RemoveCreated(const std::vector<std::string>& created) {
+  std::error_code ec;
+  for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);
 }
 
 // One model's result as it is built, timed from construction.
@@ -112,12 +137,20 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   }
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
     const std::string out_dir = fs::absolute(output).parent_path().string();
-    Status copied = CopyExternalData(*model, in_dir, out_dir);
-    if (!copied.ok())
+    Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
+    if (!clash.ok()) return run.Fail(PipelineStage::kCopyData, clash);
+    std::vector<std::string> created;
+    Status copied = CopyExternalData(*model, in_dir, out_dir, &created);
+    if (!copied.ok()) {
+      RemoveCreated(created);
       return run.Fail(PipelineStage::kCopyData,
                       Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
+    }
     Status saved = SaveModel(*model, output);
-    if (!saved.ok()) return run.Fail(PipelineStage::kSave, saved);
+    if (!saved.ok()) {
+      RemoveCreated(created);
+      return run.Fail(PipelineStage::kSave, saved);
+    }
     r.written = true;
   }
   if (options.keep_model) r.model = std::move(*model);

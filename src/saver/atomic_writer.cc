@@ -3,9 +3,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <filesystem>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -17,7 +22,132 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A temp file next to `path`, filled by `fill(fd)`, synced and renamed over `path`.
+constexpr char kTempTag[] = ".onnx-remap-tmp-";
+constexpr size_t kSuffixLength = 6;  // as mkstemp's XXXXXX
+
+std::string RandomSuffix() {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string s(kSuffixLength, 'x');
+  for (char& c : s) c = kChars[rng() % (sizeof(kChars) - 1)];
+  return s;
+}
+
+bool SameInode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// Removes temp files of ours in `dir` whose writer is gone: a live writer holds
+// an flock on its temp file, so one we can lock was left by a killed process.
+// Once per folder and process: a batch writing thousands of outputs into one
+// folder must not list it thousands of times.
+void RemoveStaleTempFiles(const fs::path& dir) {
+  static std::mutex mu;
+  static std::set<std::string> cleaned;
+  {
+    std::error_code ec;
+    std::string key = fs::absolute(dir, ec).lexically_normal().string();
+    std::lock_guard<std::mutex> lock(mu);
+    if (!cleaned.insert(key).second) return;
+  }
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const int dfd = ::dirfd(d);
+  while (const struct dirent* e = ::readdir(d)) {
+    if (!IsAtomicWriterTempName(e->d_name)) continue;
+    int fd = ::openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat opened, named;
+    // The name must still be the file we locked (it cannot have been renamed
+    // into place: a writer renames while it holds the lock).
+    if (::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::fstatat(dfd, e->d_name, &named, AT_SYMLINK_NOFOLLOW) == 0 && SameInode(opened, named))
+      ::unlinkat(dfd, e->d_name, 0);
+    ::close(fd);
+  }
+  ::closedir(d);
+}
+
+// The new content of one file until it is renamed into place. Closing it
+// without Commit removes it.
+class PendingFile {
+ public:
+  explicit PendingFile(std::string path) : path_(std::move(path)) {}
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  ~PendingFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_name_.empty()) ::unlink(temp_name_.c_str());
+  }
+
+  int fd() const { return fd_; }
+
+  // "" or what failed, as a phrase (errno says why).
+  std::string Open(const fs::path& dir, const std::string& base) {
+    dir_ = dir;
+    base_ = base;
+    // Anonymous first: nothing to clean up if the process dies. /proc is
+    // needed to give it a name later (linkat through /proc/self/fd).
+    if (::access("/proc/self/fd", X_OK) == 0) {
+      fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+      if (fd_ >= 0) return ::flock(fd_, LOCK_EX) == 0 ? "" : "flock failed";
+    }
+    // EOPNOTSUPP and the like: a named temp file, locked, and checked to be
+    // still ours (a cleaner may have removed it between mkstemp and flock).
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      std::string name = (dir / ("." + base + kTempTag + "XXXXXX")).string();
+      fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+      if (fd_ < 0) return "cannot create a file in " + dir.string();
+      temp_name_ = name;
+      struct stat opened, named;
+      if (::flock(fd_, LOCK_EX) != 0) return "flock failed";
+      if (::fstat(fd_, &opened) == 0 && ::stat(name.c_str(), &named) == 0 && SameInode(opened, named)) return "";
+      ::close(fd_);
+      fd_ = -1;
+      temp_name_.clear();
+    }
+    errno = EEXIST;
+    return "cannot create a file in " + dir.string();
+  }
+
+  // Syncs the content and renames it over `path_`; "" or what failed.
+  std::string Commit(mode_t mode) {
+    if (::fchmod(fd_, mode) != 0) return "chmod failed";
+    if (::fsync(fd_) != 0) return "fsync failed";
+    if (temp_name_.empty()) {
+      const std::string proc = fmt::format("/proc/self/fd/{}", fd_);
+      for (int attempt = 0; attempt < 16 && temp_name_.empty(); ++attempt) {
+        std::string name = (dir_ / ("." + base_ + kTempTag + RandomSuffix())).string();
+        if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0)
+          temp_name_ = name;
+        else if (errno != EEXIST)
+          return "link failed";
+      }
+      if (temp_name_.empty()) return "link failed";
+    }
+    if (std::rename(temp_name_.c_str(), path_.c_str()) != 0) return "rename failed";
+    temp_name_.clear();
+    // The lock is held until here so no cleaner takes the named file for
+    // stale. The data is synced: a failing close cannot lose it.
+    ::close(fd_);
+    fd_ = -1;
+    // Best effort: make the rename itself durable.
+    int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+    return "";
+  }
+
+ private:
+  std::string path_;
+  fs::path dir_;
+  std::string base_;
+  int fd_ = -1;
+  std::string temp_name_;  // set while a named temp file exists
+};
+
+// Writes `path` from `fill(fd)` ("" or the name of the failing call) via a
+// PendingFile in the same folder.
 template <typename Fill>
 Status ReplaceAtomically(const std::string& path, Fill fill) {
   fs::path target(path);
@@ -27,29 +157,22 @@ Status ReplaceAtomically(const std::string& path, Fill fill) {
     return Status(ErrorCode::kOutputFailed, fmt::format("{}: folder {} does not exist", path, dir.string()));
   if (fs::is_directory(target, ec))
     return Status(ErrorCode::kOutputFailed, fmt::format("{}: is a directory", path));
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) return Status(ErrorCode::kOutputFailed, fmt::format("{}: cannot create a file in {}: {}", path, dir.string(), std::strerror(errno)));
-  auto fail = [&](const std::string& what) {
-    std::string msg = fmt::format("{}: {} failed: {}", path, what, std::strerror(errno));
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    return Status(ErrorCode::kOutputFailed, msg);
-  };
-  std::string failed = fill(fd);
-  if (!failed.empty()) return fail(failed);
-  if (::fchmod(fd, 0644) != 0) return fail("chmod");
-  if (::fsync(fd) != 0) return fail("fsync");
-  if (::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    return Status(ErrorCode::kOutputFailed, fmt::format("{}: close failed: {}", path, std::strerror(errno)));
+  mode_t mode = 0644;
+  struct stat existing;
+  if (::lstat(path.c_str(), &existing) == 0) {
+    if (S_ISREG(existing.st_mode))
+      mode = existing.st_mode & 0777;
+    else if (!S_ISLNK(existing.st_mode))  // a device or a pipe: renaming over it would replace the node
+      return Status(ErrorCode::kOutputFailed, fmt::format("{}: exists and is not a regular file", path));
   }
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    std::string msg = fmt::format("{}: rename failed: {}", path, std::strerror(errno));
-    ::unlink(tmpl.c_str());
-    return Status(ErrorCode::kOutputFailed, msg);
-  }
-  return Status::Ok();
+  RemoveStaleTempFiles(dir);
+  PendingFile file(path);
+  std::string failed = file.Open(dir, target.filename().string());
+  if (failed.empty()) failed = fill(file.fd());
+  if (failed.empty()) failed = file.Commit(mode);
+  if (failed.empty()) return Status::Ok();
+  std::string message = fmt::format("{}: {}: {}", path, failed, std::strerror(errno));
+  return Status(ErrorCode::kOutputFailed, message);  // ~PendingFile removes the temp file
 }
 
 // Writes all of [data, data + size) to fd; "" or the name of the failing call.
@@ -59,7 +182,7 @@ std::string WriteAll(int fd, const char* data, size_t size) {
     ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return "write";
+      return "write failed";
     }
     done += static_cast<size_t>(n);
   }
@@ -67,6 +190,18 @@ std::string WriteAll(int fd, const char* data, size_t size) {
 }
 
 }  // namespace
+
+bool IsAtomicWriterTempName(const std::string& filename) {
+  const size_t tag = filename.rfind(kTempTag);
+  if (filename.empty() || filename[0] != '.' || tag == std::string::npos || tag < 2) return false;
+  const size_t suffix = tag + sizeof(kTempTag) - 1;
+  if (filename.size() != suffix + kSuffixLength) return false;
+  for (size_t i = suffix; i < filename.size(); ++i) {
+    const char c = filename[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
   return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); });
@@ -80,7 +215,7 @@ Status CopyFileAtomically(const std::string& from, const std::string& path) {
     for (;;) {
       ssize_t n = ::read(in, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return "read of " + from;
+      if (n < 0) return "read of " + from + " failed";
       if (n == 0) return "";
       std::string failed = WriteAll(fd, buffer.data(), static_cast<size_t>(n));
       if (!failed.empty()) return failed;

@@ -1,5 +1,19 @@
 // Writes a file so that readers see the old content or the new, never a
-// half-written one: temp file in the same folder, fsync, rename.
+// half-written one, and so that a killed writer leaves nothing behind.
+//
+// The new content goes to an anonymous file (O_TMPFILE) in the destination's
+// folder, so rename() is atomic and a process killed while writing leaves no
+// file at all: the kernel frees it. It is given a temporary name only for the
+// instant between linkat() and rename(). Where the file system has no
+// O_TMPFILE, a named temp file is used instead. Temporary names are
+// `.NAME.onnx-remap-tmp-XXXXXX` next to NAME; the writer holds an flock() on
+// it until it is renamed, and the first write into a folder removes the temp
+// files of that pattern no live writer holds (left by a killed run).
+//
+// Write errors (full disk, EFBIG under `ulimit -f`, read-only folder) come back
+// as kOutputFailed with the temp file removed and the old file untouched. A
+// program that may run under a file-size limit should ignore SIGXFSZ, or the
+// kernel kills it instead of failing the write (the CLI does).
 #pragma once
 
 #include <string>
@@ -8,10 +22,15 @@
 
 namespace remap {
 
+// An existing file keeps its permission bits; a new one gets 0644.
 Status WriteFileAtomically(const std::string& path, const std::string& bytes);
 
-// Copies `from` to `path` the same way. The temp file's name is unique, so
-// several threads or processes copying to one path each end with a complete file.
+// Copies `from` to `path` the same way. Each writer has its own temp file, so
+// several threads or processes writing one path each end with a complete file
+// (the last rename wins).
 Status CopyFileAtomically(const std::string& from, const std::string& path);
+
+// True for a name WriteFileAtomically uses for its temp files.
+bool IsAtomicWriterTempName(const std::string& filename);
 
 }  // namespace remap

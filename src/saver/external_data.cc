@@ -60,7 +60,8 @@ std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
   return {files.begin(), files.end()};
 }
 
-Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir) {
+Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
+                        std::vector<std::string>* created) {
   std::vector<std::string> files = ExternalDataFiles(model);
   if (files.empty()) return Status::Ok();
   std::error_code ec;
@@ -76,10 +77,17 @@ Status CopyExternalData(const onnx::ModelProto& model, const std::string& source
       return Status(ErrorCode::kOutputFailed,
                     fmt::format("{} exists with other content; it would be overwritten by the model's external data", to.string()));
     }
+    // Folders this call creates are recorded too (outermost first), so that
+    // removing `created` in reverse order leaves the target as it was.
+    std::vector<fs::path> missing;
+    for (fs::path p = to.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) missing.push_back(p);
     fs::create_directories(to.parent_path(), ec);
+    if (created)
+      for (auto it = missing.rbegin(); it != missing.rend(); ++it) created->push_back(it->string());
     Status copied = CopyFileAtomically(from.string(), to.string());
     if (!copied.ok())
       return Status(ErrorCode::kOutputFailed, fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), copied.message()));
+    if (created) created->push_back(to.string());
   }
   return Status::Ok();
 }

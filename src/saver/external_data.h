@@ -17,8 +17,12 @@ namespace remap {
 std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model);
 
 // Copies those files from `source_dir` to `target_dir` (no-op when the folders
-// are the same). A file already at the target with other content is an error,
-// not overwritten.
-Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir);
+// are the same), each written atomically. A file already at the target with
+// other content is an error, not overwritten; one with the same content is
+// kept. The paths of the files and folders this call created go to `created`
+// (when given), so a caller whose model then fails to save can remove them
+// again, in reverse order.
+Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
+                        std::vector<std::string>* created = nullptr);
 
 }  // namespace remap

@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "model/graph_index.h"
 #include "model/model_loader.h"
+#include "saver/atomic_writer.h"
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "test_models.h"
@@ -110,5 +111,63 @@ TEST_CASE("external data files follow the model to another folder", "[saver]") {
   Status clash = CopyExternalData(model, (root / "in").string(), (root / "out").string());
   CHECK(clash.code() == ErrorCode::kOutputFailed);
   CHECK(fs::file_size(root / "out" / "weights.bin") == 5);
+  fs::remove_all(root);
+}
+
+TEST_CASE("temp files have one recognisable name pattern", "[saver]") {
+  CHECK(IsAtomicWriterTempName(".out.onnx.onnx-remap-tmp-Ab12Cd"));
+  CHECK(IsAtomicWriterTempName(".w.bin.onnx-remap-tmp-000000"));
+  CHECK_FALSE(IsAtomicWriterTempName("out.onnx.onnx-remap-tmp-Ab12Cd"));   // not hidden
+  CHECK_FALSE(IsAtomicWriterTempName(".onnx-remap-tmp-Ab12Cd"));           // no file name
+  CHECK_FALSE(IsAtomicWriterTempName(".out.onnx.onnx-remap-tmp-Ab12C"));   // short suffix
+  CHECK_FALSE(IsAtomicWriterTempName(".out.onnx.onnx-remap-tmp-Ab12Cd7")); // long suffix
+  CHECK_FALSE(IsAtomicWriterTempName(".out.onnx.onnx-remap-tmp-Ab-2Cd"));
+  CHECK_FALSE(IsAtomicWriterTempName(".out.onnx.tmp-Ab12Cd"));
+}
+
+TEST_CASE("an atomic write leaves only the file, with its old permissions", "[saver]") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_atomic";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string path = (root / "f.bin").string();
+  REQUIRE(WriteFileAtomically(path, "one").ok());
+  CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write |
+                                                               fs::perms::group_read | fs::perms::others_read));
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+  REQUIRE(WriteFileAtomically(path, "two").ok());
+  CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+  std::ifstream in(path);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == "two");
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(root)) entries += e.is_regular_file() ? 1 : 100;
+  CHECK(entries == 1);
+  fs::remove_all(root);
+}
+
+TEST_CASE("copied external data is listed, folders first, so it can be undone", "[saver]") {
+  namespace fs = std::filesystem;
+  auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
+  auto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("data/deep/w.bin");
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_created";
+  fs::remove_all(root);
+  fs::create_directories(root / "in" / "data" / "deep");
+  fs::create_directories(root / "out");
+  { std::ofstream(root / "in" / "data" / "deep" / "w.bin", std::ios::binary) << std::string(8, '\1'); }
+  std::vector<std::string> created;
+  REQUIRE(CopyExternalData(model, (root / "in").string(), (root / "out").string(), &created).ok());
+  CHECK(created == std::vector<std::string>{(root / "out" / "data").string(), (root / "out" / "data" / "deep").string(),
+                                            (root / "out" / "data" / "deep" / "w.bin").string()});
+  // Already there with the same content: kept, and not listed as created.
+  created.clear();
+  REQUIRE(CopyExternalData(model, (root / "in").string(), (root / "out").string(), &created).ok());
+  CHECK(created.empty());
   fs::remove_all(root);
 }
