@@ -123,7 +123,7 @@ TEST_CASE("the external data copy follows no location out of the model's folder"
   fs::create_directories(root / "out");
   { std::ofstream(root / "secret.bin", std::ios::binary) << std::string(8, '\1'); }
   fs::create_symlink("../secret.bin", root / "in" / "link.bin");
-  for (const std::string location : {"link.bin", "../secret.bin", (root / "secret.bin").string()}) {
+  for (const std::string& location : std::vector<std::string>{"link.bin", "../secret.bin", (root / "secret.bin").string()}) {
     INFO(location);
     auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
     auto* w = model.mutable_graph()->add_initializer();
