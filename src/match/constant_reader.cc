@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "model/opset_import.h"
+#include "model/tensor_size.h"
 
 namespace remap {
 
@@ -101,10 +102,19 @@ bool TensorToValue(const TP& t, Value* out, std::string* why) {
     *why = "its tensor is stored as external data";
     return false;
   }
-  int64_t count = 1;
-  for (int64_t d : t.dims()) count *= d;
+  // The loader checks this too; the reader must not trust dims on its own
+  // (they size nothing here: elements are read only when the data holds them all).
+  const std::optional<int64_t> count = DeclaredElementCount(t);
+  if (!count) {
+    *why = "its tensor's dims overflow";
+    return false;
+  }
   std::vector<Value> items;
   if (t.data_type() == TP::STRING) {
+    if (t.string_data_size() != *count) {
+      *why = fmt::format("its tensor holds {} strings but its shape says {}", t.string_data_size(), *count);
+      return false;
+    }
     for (const auto& s : t.string_data()) items.push_back(Value::String(s));
   } else {
     size_t size = ElementSize(t.data_type());
@@ -114,8 +124,8 @@ bool TensorToValue(const TP& t, Value* out, std::string* why) {
     }
     bool raw = t.has_raw_data();
     size_t available = raw ? t.raw_data().size() / size : static_cast<size_t>(TypedCount(t));
-    if (available != static_cast<size_t>(count)) {
-      *why = fmt::format("its tensor holds {} elements but its shape says {}", available, count);
+    if (available != static_cast<size_t>(*count)) {
+      *why = fmt::format("its tensor holds {} elements but its shape says {}", available, *count);
       return false;
     }
     for (size_t k = 0; k < available; ++k) items.push_back(Element(t, k, raw));

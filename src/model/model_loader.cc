@@ -9,20 +9,35 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 
+#include "model/model_structure.h"
+
 namespace remap {
 
 Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name) {
+  if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
   onnx::ModelProto model;
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                  static_cast<int>(bytes.size()));
   stream.SetTotalBytesLimit(INT32_MAX);
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+  // Each subgraph level is three messages (attribute, graph, node) and a graph's
+  // types nest a few more: room for kMaxSubgraphDepth, while the parser's own
+  // recursion stays shallow. Deeper models fail here and are measured below.
+  stream.SetRecursionLimit(3 * kMaxSubgraphDepth + 24);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
+    if (depth > kMaxSubgraphDepth)
+      return Status(ErrorCode::kInvalidModel, fmt::format("{}: subgraphs nested {} deep (the limit is {})", name, depth,
+                                                          kMaxSubgraphDepth));
     return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
+  }
   // Random bytes can parse as a message made only of unknown fields; a model has a graph.
-  if (!model.has_graph() || model.ir_version() <= 0)
-    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph or IR version)", name));
+  if (!model.has_graph()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph)", name));
+  if (model.ir_version() <= 0)
+    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no IR version)", name));
   if (model.opset_import_size() == 0)
     return Status(ErrorCode::kInvalidModel, fmt::format("{}: model has no opset_import", name));
+  Status structure = CheckModelStructure(model);
+  if (!structure.ok()) return Status(structure.code(), fmt::format("{}: {}", name, structure.message()));
   return model;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.h"
+#include "model/external_data_check.h"
 #include "model/model_loader.h"
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
@@ -111,6 +112,13 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
                                                           rules.TargetNames())));
   auto model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
+  const std::string in_dir = ModelDir(source);
+  // Before validation or the saver reads or copies a data file. A scan reads no tensor data.
+  if (options.mode != PipelineMode::kScan) {
+    Status data = CheckExternalData(*model, in_dir);
+    if (!data.ok())
+      return run.Fail(PipelineStage::kLoad, Status(data.code(), fmt::format("{}: {}", source.path, data.message())));
+  }
 
   RewriteOptions rewrite;
   rewrite.target_opset = options.target_opset;
@@ -126,7 +134,6 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   r.outcome = left ? ModelOutcome::kUnmappedLeft : ModelOutcome::kClean;
 
   const bool validate = options.mode == PipelineMode::kCheck || (options.mode == PipelineMode::kRewrite && !options.dry_run);
-  const std::string in_dir = ModelDir(source);
   if (validate) {
     Status valid = InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes);
     if (!valid.ok()) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/external_data_check.h"
 #include "model/graph_index.h"
 #include "saver/atomic_writer.h"
 
@@ -68,8 +69,9 @@ Status CopyExternalData(const onnx::ModelProto& model, const std::string& source
   if (fs::equivalent(source_dir, target_dir, ec)) return Status::Ok();
   for (const std::string& rel : files) {
     fs::path from = fs::path(source_dir) / rel, to = fs::path(target_dir) / rel;
-    if (fs::path(rel).is_absolute() || rel.find("..") != std::string::npos)
-      return Status(ErrorCode::kInvalidModel, fmt::format("external data location '{}' must be a plain relative path", rel));
+    // The pipeline checked the locations already; a copy must not depend on that.
+    std::string why;
+    if (!LocationInside(source_dir, rel, &why)) return Status(ErrorCode::kInvalidModel, why);
     if (!fs::exists(from, ec))
       return Status(ErrorCode::kInvalidModel, fmt::format("external data file {} does not exist", from.string()));
     if (fs::exists(to, ec)) {

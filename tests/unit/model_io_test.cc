@@ -169,5 +169,32 @@ TEST_CASE("copied external data is listed, folders first, so it can be undone", 
   created.clear();
   REQUIRE(CopyExternalData(model, (root / "in").string(), (root / "out").string(), &created).ok());
   CHECK(created.empty());
+
+// The pipeline refuses these locations before saving; the copy must refuse them
+// on its own too (tests/bad_inputs covers the pipeline).
+TEST_CASE("the external data copy follows no location out of the model's folder", "[saver]") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_external_escape";
+  fs::remove_all(root);
+  fs::create_directories(root / "in");
+  fs::create_directories(root / "out");
+  { std::ofstream(root / "secret.bin", std::ios::binary) << std::string(8, '\1'); }
+  fs::create_symlink("../secret.bin", root / "in" / "link.bin");
+  for (const std::string& location : std::vector<std::string>{"link.bin", "../secret.bin", (root / "secret.bin").string()}) {
+    INFO(location);
+    auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
+    auto* w = model.mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(2);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* loc = w->add_external_data();
+    loc->set_key("location");
+    loc->set_value(location);
+    Status copied = CopyExternalData(model, (root / "in").string(), (root / "out").string());
+    CHECK(copied.code() == ErrorCode::kInvalidModel);
+    CHECK(copied.message().find("refused") != std::string::npos);
+    CHECK(fs::is_empty(root / "out"));
+  }
   fs::remove_all(root);
 }

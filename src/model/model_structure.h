@@ -1,0 +1,30 @@
+// The structural rules of ONNX a rewrite relies on, checked once on load in
+// O(size of the model): every node reads values defined before it (no cycle,
+// nothing dangling), every value is written once per graph, subgraphs nest at
+// most kMaxSubgraphDepth deep, and every inline tensor holds as many elements
+// as its dims declare. A model that breaks them is refused (kInvalidModel)
+// before any later stage trusts it.
+#pragma once
+
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/status.h"
+
+namespace remap {
+
+// Deeper than any exporter writes; small enough that the recursive walks over
+// subgraphs (ours, protobuf's parser, ONNX's inference and checker) stay far
+// from the stack's end.
+inline constexpr int kMaxSubgraphDepth = 64;
+
+// The message says what is wrong, without the file name.
+Status CheckModelStructure(const onnx::ModelProto& model);
+
+// How deep subgraphs nest in a serialized ModelProto (0: none), read from the
+// wire format without recursion, so it also measures models protobuf refuses
+// to parse. Stops early at `stop_at`. Malformed bytes count as far as they read.
+int SerializedSubgraphDepth(const std::string& bytes, int stop_at);
+
+}  // namespace remap
