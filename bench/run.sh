@@ -6,7 +6,8 @@
 #   python  bench/baseline/rewrite.py IN OUT      (skipped without python3-onnx)
 #   floor   parse_serialize IN OUT                (protobuf parse + serialize)
 #   cp      cp IN [its external data files] OUTDIR/
-# timing each with /usr/bin/time -f '%e %M' (wall s, peak RSS KiB), checks the
+# timing each with /usr/bin/time -f '%e %M %U %S' (wall s, peak RSS KiB, user
+# and system CPU s: on a shared machine CPU time is the steadier), checks the
 # outputs of tool and python with check_output (loads, no ATen left,
 # initializers byte-identical), and prints the medians and ratios as a
 # Markdown table. Exit status 1 when any run or check failed.
@@ -78,7 +79,7 @@ run() {
   local name=$1 model=$2 out=$3
   shift 3
   rm -rf "$out" && mkdir -p "$out"
-  /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >"$WORK/cmd.log" 2>&1
+  /usr/bin/time -f '%e %M %U %S' -o "$WORK/time.txt" "$@" >"$WORK/cmd.log" 2>&1
   local rc=$?
   # onnx-remap exits 1 when nodes are left: the check below reports it.
   if [[ $rc -ne 0 && ! ($name == tool && $rc -eq 1) ]]; then
@@ -122,7 +123,7 @@ done
 
 # The table: medians per model and command, then the ratios of the tool's.
 echo
-echo "| model | size | onnx-remap | floor (parse+serialize) | Python onnx | cp | tool/floor | tool/cp | tool/Python | tool RSS / size |"
+echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | Python onnx | cp | tool/floor | tool/cp | tool/Python | tool RSS / size |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for model in $MODELS; do
   # shellcheck disable=SC2046
@@ -137,14 +138,15 @@ for model in $MODELS; do
     function cell(c) {
       if (bad[c]) return bad[c]
       if (!(c in t)) return "n/a"
-      return sprintf("%.2f s, %s RSS", T[c], human(M[c] * 1024))
+      return sprintf("%.2f s (cpu %.2f s), %s", T[c], U[c], human(M[c] * 1024))
     }
-    function ratio(c) { return (bad["tool"] || bad[c] || !(c in t) || !("tool" in t)) ? "-" : (T[c] > 0 ? sprintf("%.2fx", T["tool"] / T[c]) : "inf") }
+    function div(a, b) { return b > 0 ? sprintf("%.1f", a / b) : "inf" }
+    function ratio(c) { return (bad["tool"] || bad[c] || !(c in t) || !("tool" in t)) ? "-" : div(T["tool"], T[c]) "x (cpu " div(U["tool"], U[c]) "x)" }
     $2 == model && $3 == "fail" { bad[$1] = "fails (exit " $4 ")"; next }
     $2 == model && $3 == "badout" { bad[$1] = "wrong output"; next }
-    $2 == model { t[$1] = t[$1] " " $3; m[$1] = m[$1] " " $4 }
+    $2 == model { t[$1] = t[$1] " " $3; m[$1] = m[$1] " " $4; u[$1] = u[$1] " " ($5 + $6) }
     END {
-      for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]) }
+      for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]); U[c] = median(u[c]) }
       rss = ("tool" in t && !bad["tool"]) ? sprintf("%.2f", M["tool"] * 1024 / size) : "-"
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size), cell("tool"), cell("floor"),
         havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), ratio("floor"), ratio("cp"), ratio("python"), rss
