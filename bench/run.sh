@@ -19,7 +19,7 @@
 # /tmp/onnx-remap-bench) unless present; model names and sizes:
 #   chain        1M nodes                     layers      48 x D=832, 1.6 GB embedded
 #   layers-ext   the same as external data    layers-6g   48 x D=1664, 6.4 GB external
-#   control      400 If/Loop blocks (~9k nodes)
+#   control      400 If/Loop blocks (8k nodes)
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$SRC/build

@@ -177,7 +177,8 @@ def layers(n_layers, hidden, seq, external, out_path):
 
 
 def control(blocks):
-    """Alternating If and Loop blocks, each body a few plain ops around an ATen node."""
+    """Alternating If and Loop blocks, each branch or body a few plain ops around
+    an ATen node: 400 blocks make 8k nodes, as a scripted torch model."""
     graph = helper.make_graph([], "torch_jit", [float_input("x", [4, 8, 8]), helper.make_tensor_value_info(
         "flag", TensorProto.BOOL, [])], [])
     b = Builder(graph, "")
@@ -190,6 +191,8 @@ def control(blocks):
                 g = helper.make_graph([], f"torch_jit{i}_{side}", [], [])
                 sb = Builder(g, f"/If_{i}/{side}")
                 y = sb.node("Relu" if side == "then" else "Neg", [x])
+                for plain in PLAIN[:5]:
+                    y = sb.node(plain, [y])
                 y = sb.aten(op, sb.node("Sigmoid", [y]), i)
                 y = sb.node("Abs", [y])
                 g.output.append(float_input(y, [4, 8, 8]))
@@ -203,7 +206,10 @@ def control(blocks):
                 float_input(f"x{i}", [4, 8, 8])], [])
             sb = Builder(g, f"/Loop_{i}/body")
             c = sb.node("Identity", [f"cond{i}"])
-            y = sb.aten(op, sb.node("Tanh", [f"x{i}"]), i)
+            y = f"x{i}"
+            for plain in PLAIN + PLAIN[:2]:
+                y = sb.node(plain, [y])
+            y = sb.aten(op, y, i)
             y = sb.node("Relu", [y])
             g.output.extend([helper.make_tensor_value_info(c, TensorProto.BOOL, []), float_input(y, [4, 8, 8])])
             x = b.node("Loop", [n, "flag", x], body=g)
