@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Issue 11 benchmark: onnx-remap against what a user could run instead, on the
+# models of bench/models/generate.py. Per model and round it runs, one after
+# the other (interleaved, so drift hits all alike):
+#   tool    onnx-remap rewrite IN -o OUT --rules bench/rules/leaky_relu.textproto
+#   python  bench/baseline/rewrite.py IN OUT      (skipped without python3-onnx)
+#   floor   parse_serialize IN OUT                (protobuf parse + serialize)
+#   cp      cp IN [its external data files] OUTDIR/
+# timing each with /usr/bin/time -f '%e %M %U %S' (wall s, peak RSS KiB, user
+# and system CPU s: on a shared machine CPU time is the steadier), checks the
+# outputs of tool and python with check_output (loads, no ATen left,
+# initializers byte-identical), and prints the medians and ratios as a
+# Markdown table. Exit status 1 when any run or check failed.
+#
+#   bash bench/run.sh [--smoke] [--build DIR] [--tool BIN] [--rounds N]
+#                     [--work DIR] [--models "chain layers layers-ext control"]
+# --smoke uses the tiny committed models in bench/models/smoke (seconds; the
+# ctest bench.smoke). Otherwise models are generated into --work (default
+# /tmp/onnx-remap-bench) unless present; model names and sizes:
+#   chain        1M nodes                     layers      48 x D=832, 1.6 GB embedded
+#   layers-ext   the same as external data    layers-6g   48 x D=1664, 6.4 GB external
+#   control      400 If/Loop blocks (8k nodes)
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$SRC/build
+TOOL=
+ROUNDS=3
+WORK=/tmp/onnx-remap-bench
+MODELS="chain layers layers-ext control"
+SMOKE=0
+PY=/usr/bin/python3
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --smoke) SMOKE=1 ;;
+    --build) BUILD=$(realpath "$2"); shift ;;
+    --tool) TOOL=$(realpath "$2"); shift ;;
+    --rounds) ROUNDS=$2; shift ;;
+    --work) WORK=$2; shift ;;
+    --models) MODELS=$2; shift ;;
+    *) echo "run.sh: error: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+TOOL=${TOOL:-$BUILD/bin/onnx-remap}
+FLOOR=$BUILD/bin/parse_serialize
+CHECK=$BUILD/bin/check_output
+for b in "$TOOL" "$FLOOR" "$CHECK" /usr/bin/time; do
+  [[ -x $b ]] || { echo "run.sh: error: $b: not built (cmake --build build)" >&2; exit 2; }
+done
+HAVE_PY=1
+"$PY" -c 'import onnx' 2>/dev/null || HAVE_PY=0
+
+if [[ $SMOKE == 1 ]]; then
+  MODELDIR=$SRC/bench/models/smoke
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+else
+  MODELDIR=$WORK/models
+  mkdir -p "$MODELDIR"
+fi
+
+gen_args() {
+  case $1 in
+    chain) echo "chain --nodes 1000000" ;;
+    layers) echo "layers --layers 48 --hidden 832" ;;
+    layers-ext) echo "layers --layers 48 --hidden 832 --external" ;;
+    layers-6g) echo "layers --layers 48 --hidden 1664 --external" ;;
+    control) echo "control --blocks 400" ;;
+    *) return 1 ;;
+  esac
+}
+
+# The files a model consists of: the .onnx and the external data beside it.
+model_files() { ls "$MODELDIR/$1.onnx" "$MODELDIR/$1.weights" 2>/dev/null; }
+
+# run NAME MODEL OUTDIR CMD...: one timed run; appends "NAME MODEL secs kib" to
+# $WORK/times, or "NAME MODEL fail exit" when the command fails.
+run() {
+  local name=$1 model=$2 out=$3
+  shift 3
+  rm -rf "$out" && mkdir -p "$out"
+  /usr/bin/time -f '%e %M %U %S' -o "$WORK/time.txt" "$@" >"$WORK/cmd.log" 2>&1
+  local rc=$?
+  # onnx-remap exits 1 when nodes are left: the check below reports it.
+  if [[ $rc -ne 0 && ! ($name == tool && $rc -eq 1) ]]; then
+    echo "$name $model fail $rc" >>"$WORK/times"
+    echo "  $name on $model: exit $rc: $(tail -n 3 "$WORK/cmd.log" | tr '\n' ' ')" >&2
+    FAILED=1
+    return
+  fi
+  echo "$name $model $(tail -n 1 "$WORK/time.txt")" >>"$WORK/times"
+  if [[ $name == tool || $name == python ]] && ! "$CHECK" "$MODELDIR/$model.onnx" "$out/$model.onnx"; then
+    echo "  $name on $model: output check failed" >&2
+    echo "$name $model badout 0" >>"$WORK/times"
+    FAILED=1
+  fi
+}
+
+FAILED=0
+: >"$WORK/times"
+for model in $MODELS; do
+  if [[ ! -f $MODELDIR/$model.onnx ]]; then
+    [[ $SMOKE == 0 && $HAVE_PY == 1 ]] || { echo "run.sh: error: $MODELDIR/$model.onnx missing" >&2; exit 2; }
+    args=$(gen_args "$model") || { echo "run.sh: error: unknown model $model" >&2; exit 2; }
+    echo "generating $model ($args)" >&2
+    # shellcheck disable=SC2086
+    "$PY" "$SRC/bench/models/generate.py" ${args%% *} "$MODELDIR/$model.onnx" ${args#* } || exit 1
+  fi
+  for ((r = 1; r <= ROUNDS; r++)); do
+    echo "round $r/$ROUNDS: $model" >&2
+    run tool "$model" "$WORK/out/tool" "$TOOL" rewrite "$MODELDIR/$model.onnx" -o "$WORK/out/tool/$model.onnx" \
+      --rules "$SRC/bench/rules/leaky_relu.textproto" -q
+    if [[ $HAVE_PY == 1 ]]; then
+      run python "$model" "$WORK/out/python" "$PY" "$SRC/bench/baseline/rewrite.py" "$MODELDIR/$model.onnx" \
+        "$WORK/out/python/$model.onnx"
+    fi
+    run floor "$model" "$WORK/out/floor" "$FLOOR" "$MODELDIR/$model.onnx" "$WORK/out/floor/$model.onnx"
+    # shellcheck disable=SC2046
+    run cp "$model" "$WORK/out/cp" cp $(model_files "$model") "$WORK/out/cp/"
+  done
+  rm -rf "$WORK/out"
+done
+
+# The table: medians per model and command, then the ratios of the tool's.
+echo
+echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | Python onnx | cp | tool/floor | tool/cp | tool/Python | tool RSS / size |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for model in $MODELS; do
+  # shellcheck disable=SC2046
+  size=$(du -cb $(model_files "$model") | tail -n 1 | cut -f1)
+  awk -v model="$model" -v size="$size" -v havepy="$HAVE_PY" '
+    function median(list,   n, a, i, j, t) {
+      n = split(list, a, " ")
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function human(b) { return b >= 1e9 ? sprintf("%.2f GB", b / 1e9) : b >= 1e6 ? sprintf("%.1f MB", b / 1e6) : sprintf("%.0f kB", b / 1e3) }
+    function cell(c) {
+      if (bad[c]) return bad[c]
+      if (!(c in t)) return "n/a"
+      return sprintf("%.2f s (cpu %.2f s), %s", T[c], U[c], human(M[c] * 1024))
+    }
+    function div(a, b) { return b > 0 ? sprintf("%.1f", a / b) : "inf" }
+    function ratio(c) { return (bad["tool"] || bad[c] || !(c in t) || !("tool" in t)) ? "-" : div(T["tool"], T[c]) "x (cpu " div(U["tool"], U[c]) "x)" }
+    $2 == model && $3 == "fail" { bad[$1] = "fails (exit " $4 ")"; next }
+    $2 == model && $3 == "badout" { bad[$1] = "wrong output"; next }
+    $2 == model { t[$1] = t[$1] " " $3; m[$1] = m[$1] " " $4; u[$1] = u[$1] " " ($5 + $6) }
+    END {
+      for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]); U[c] = median(u[c]) }
+      rss = ("tool" in t && !bad["tool"]) ? sprintf("%.2f", M["tool"] * 1024 / size) : "-"
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size), cell("tool"), cell("floor"),
+        havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), ratio("floor"), ratio("cp"), ratio("python"), rss
+    }' "$WORK/times"
+done
+echo
+echo "(medians of $ROUNDS interleaved rounds; $(nproc) cores; $(basename "$TOOL") $("$TOOL" --version 2>/dev/null | head -n 1))"
+exit "$FAILED"
