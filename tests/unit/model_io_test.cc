@@ -169,6 +169,8 @@ TEST_CASE("copied external data is listed, folders first, so it can be undone", 
   created.clear();
   REQUIRE(CopyExternalData(model, (root / "in").string(), (root / "out").string(), &created).ok());
   CHECK(created.empty());
+  fs::remove_all(root);
+}
 
 // The pipeline refuses these locations before saving; the copy must refuse them
 // on its own too (tests/bad_inputs covers the pipeline).
