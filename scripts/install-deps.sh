@@ -8,7 +8,8 @@ SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
 build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
 # dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
-test_pkgs=(catch2 dpkg-dev file)
+# clang and its runtime libraries (libFuzzer, ASan, UBSan): the sanitizer build and the fuzz targets.
+test_pkgs=(catch2 dpkg-dev file clang libclang-rt-14-dev)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")
