@@ -47,11 +47,13 @@ for target in "${targets[@]}"; do
   mkdir -p "$work/corpus/$target" "$work/findings/$target"
   log=$work/$target.log
   # -rss_limit_mb/-malloc_limit_mb: a declared size that makes us allocate
-  # gigabytes is a finding (oom-*), not a machine brought down.
+  # gigabytes is a finding (oom-*), not a machine brought down. -timeout=120:
+  # bounded but slow work is no hang (a replacement at its 100000-node cap
+  # takes ~2 s optimized, over 60 s in this -O0 ASan build on a busy machine).
   rc=0
   touch "$log.start"
   "$build/bin/$target" "$work/corpus/$target" "$work/seeds/$target" \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=30 \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=120 \
     -print_final_stats=1 -artifact_prefix="$work/findings/$target/" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   # Without final stats (a crash), the last status line's "#N" counts them.
