@@ -9,7 +9,8 @@ SUDO=""
 build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
 # dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
 # libonnx-testdata: ONNX's backend-test models, rewritten in fidelity.onnx_testdata_roundtrip.
-test_pkgs=(catch2 dpkg-dev file libonnx-testdata)
+# clang and its runtime libraries (libFuzzer, ASan, UBSan): the sanitizer build and the fuzz targets.
+test_pkgs=(catch2 dpkg-dev file libonnx-testdata clang libclang-rt-14-dev)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")

@@ -389,7 +389,14 @@ class TemplateCompiler {
 
     onnx::NodeList list;
     onnx::OnnxParser parser(rewritten.c_str());
-    auto status = parser.Parse(list);
+    onnx::Common::Status status;
+    try {
+      status = parser.Parse(list);
+    } catch (const std::exception& e) {
+      // ONNX 1.12's parser lets std::stol's out_of_range escape on an integer
+      // literal too large for int64 (found by rule_file_fuzzer).
+      return Fail(begin, fmt::format("ONNX text: a literal is out of range ({})", e.what()));
+    }
     if (!status.IsOK()) {
       size_t at = begin;
       if (ParsePosition(status.ErrorMessage(), rewritten, &at)) at = map.ToOriginal(at);

@@ -67,6 +67,8 @@ check "nothing to rewrite: output byte-identical to the input" cmp -s "$WORK/cli
 expect "--infer-shapes" 0 "0 rewritten, 0 left" -- rewrite "$WORK/clip.onnx" -o "$WORK/inferred.onnx" --infer-shapes
 check "--infer-shapes writes the inferred value_info (a larger file)" \
   test "$(stat -c %s "$WORK/inferred.onnx")" -gt "$(stat -c %s "$WORK/clip.onnx")"
+# Fuzz regression: a @for that would pass the node cap is refused before it emits.
+expect "fuzz: a huge constant N is left with the cap's reason" 1 "emits more than 100000 nodes" -- check "$SRC/tests/fuzz_regressions/model_vander_huge_n.onnx"
 # --rules takes one path per flag: the model after it stays a positional argument.
 expect "--rules PATH before the model" 0 "1 rewritten, 0 left" -- rewrite --rules "$SRC/rules/aten/asinh.textproto" "$ASINH" -o "$WORK/r.onnx"
 
