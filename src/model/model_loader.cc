@@ -49,13 +49,22 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path) {
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: is a directory, not a model file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-  const std::string bytes = buffer.str();
-  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    // A pipe or device has no size to read up front.
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
+    return ParseModel(buffer.str(), path);
+  }
+  // One read into a string of the file's size: no stream buffer to grow and copy out of.
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: {}", path, ec.message()));
+  if (size > static_cast<uintmax_t>(INT32_MAX))
     return Status(ErrorCode::kInvalidModel,
-                  fmt::format("{}: {} bytes is over protobuf's 2 GiB limit; save the weights as external data", path, bytes.size()));
+                  fmt::format("{}: {} bytes is over protobuf's 2 GiB limit; save the weights as external data", path, size));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
   return ParseModel(bytes, path);
 }
 
