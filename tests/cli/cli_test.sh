@@ -147,6 +147,19 @@ MDCN9=$FIX/torch/mmdeploy_modulated_deform_conv2d_nobias_op9/model.onnx
 expect "tensorrt: mmdeploy::MMCVModulatedDeformConv2d at opset 9 -> plugin" 0 "-> trt.plugins::ModulatedDeformConv2d \[mmcv-modulated-deform-conv2d\]" -- rewrite "$MDCN9" -o "$WORK/mdcn9.trt.onnx" --target tensorrt
 check "tensorrt: plugin inputs (x, offset, mask, weight), padding [1, 0], stride [2, 2]" nodes "$WORK/mdcn9.trt.onnx" '^trt\.plugins::ModulatedDeformConv2d\(x, offset, mask, weight[.0-9]*\) deformable_group=1 dilation=\[1,1\] group=1 padding=\[1,0\] stride=\[2,2\]$'
 
+# Every opset range of the plugin alternatives (9-10, 11-18, 19+) of each deformable-convolution rule.
+for spec in "aten_deform_conv2d_mask_groups_dyn_op11::torchvision-deform-conv2d" "fallthrough_deform_conv2d_groups_op9::torchvision-deform-conv2d" \
+            "aten_deform_conv2d_float64_op17:19:torchvision-deform-conv2d" "custom_deform_conv2d_mask_op9::custom-deform-conv2d" \
+            "custom_deform_conv2d_mask_op13:19:custom-deform-conv2d" "mmcv_deform_conv2d_op9::mmcv-deform-conv2d" \
+            "mmcv_deform_conv2d_op11:19:mmcv-deform-conv2d" "mmcv_modulated_deform_conv2d_bias_op11::mmcv-modulated-deform-conv2d" \
+            "mmcv_modulated_deform_conv2d_bias_op11:19:mmcv-modulated-deform-conv2d"; do
+  IFS=: read -r c o rule <<<"$spec"
+  out=$WORK/$c.${o:-own}.trt.onnx
+  expect "tensorrt: $c ${o:+--opset $o }-> plugin [$rule]" 0 "trt\.plugins::ModulatedDeformConv2d \[$rule\]" -- rewrite "$FIX/torch/$c/model.onnx" -o "$out" --target tensorrt ${o:+--opset $o}
+  check "tensorrt: $c ${o:+--opset $o }plugin node has 4 or 5 inputs and the five INT attributes" nodes "$out" \
+    '^trt\.plugins::ModulatedDeformConv2d\([^,)]+(, [^,)]+){3,4}\) deformable_group=[0-9]+ dilation=\[[0-9]+,[0-9]+\] group=[0-9]+ padding=\[[0-9]+,[0-9]+\] stride=\[[0-9]+,[0-9]+\]$'
+done
+
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
 expect "tutorial: DeformConv at opset 19" 0 "-> DeformConv \[torchvision-deform-conv2d\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.19.onnx" --opset 19
