@@ -89,7 +89,8 @@ bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgum
       elements.push_back(Value::None());
       continue;
     }
-    elements.push_back(Value::LazyTensor(element, &index));
+    TensorType type = index.TypeOf(element);
+    elements.push_back(Value::Tensor(element, type.elem_type, type.rank));
   }
   b->value = Value::List(std::move(elements));
   return true;
@@ -152,7 +153,8 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {
-          b.value = Value::LazyTensor(name, &index);
+          TensorType type = index.TypeOf(name);
+          b.value = Value::Tensor(name, type.elem_type, type.rank);
         } else {
           std::string error;
           ResolveConstant(name, index, &b, &error);

@@ -10,8 +10,6 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "core/tensor_type_source.h"
-
 namespace remap {
 
 // What the model says about a value's type: from graph inputs, outputs,
@@ -30,7 +28,7 @@ struct Producer {
 
 class TypeOracle;
 
-class GraphIndex : public TensorTypeSource {
+class GraphIndex {
  public:
   static GraphIndex ForGraph(const onnx::GraphProto& graph);
   static GraphIndex ForFunction(const onnx::FunctionProto& function);
@@ -43,11 +41,6 @@ class GraphIndex : public TensorTypeSource {
   // The value's type: through the TypeOracle when one is attached (it infers
   // types the model does not record), else what the model records.
   TensorType TypeOf(const std::string& value) const;
-  void LookUpType(const std::string& value, int* elem_type, int* rank) const override {
-    TensorType t = TypeOf(value);
-    *elem_type = t.elem_type;
-    *rank = t.rank;
-  }
   // What the model records: graph input/output/value_info types, initializer headers.
   TensorType RecordedTypeOf(const std::string& value) const;
   const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;

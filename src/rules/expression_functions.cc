@@ -239,15 +239,15 @@ bool Enumerate(const char*, const Args& a, Value* out, std::string* why) {
 
 bool Rank(const char*, const Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("rank() takes a tensor argument, got {}", ToString(a[0])));
-  if (a[0].Rank() < 0) return Fail(why, fmt::format("the rank of '{}' is not known (the model has no shape for it)", a[0].s));
-  *out = Value::Int(a[0].Rank());
+  if (a[0].rank < 0) return Fail(why, fmt::format("the rank of '{}' is not known (the model has no shape for it)", a[0].s));
+  *out = Value::Int(a[0].rank);
   return true;
 }
 
 bool Dtype(const char*, const Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("dtype() takes a tensor argument, got {}", ToString(a[0])));
-  if (a[0].ElemType() == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", a[0].s));
-  *out = Value::String(ElementTypeName(a[0].ElemType()));
+  if (a[0].elem_type == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", a[0].s));
+  *out = Value::String(ElementTypeName(a[0].elem_type));
   return true;
 }
 
@@ -273,8 +273,8 @@ bool Tensor(const char*, const Args& a, Value* out, std::string* why) {
     elem_type = ElementTypeFromName(dtype.s);
     if (elem_type == 0) return Fail(why, fmt::format("unknown dtype \"{}\" (known: {})", dtype.s, ElementTypeNames()));
   } else if (dtype.kind == K::kTensor) {
-    if (dtype.ElemType() == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", dtype.s));
-    elem_type = dtype.ElemType();
+    if (dtype.elem_type == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", dtype.s));
+    elem_type = dtype.elem_type;
     if (ElementTypeFromName(ElementTypeName(elem_type)) == 0)
       return Fail(why, fmt::format("tensor() cannot make a {} tensor (the dtype of '{}')", ElementTypeName(elem_type), dtype.s));
   } else {

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor_type_source.h"
-
 namespace remap {
 
 struct Value {
@@ -19,11 +17,8 @@ struct Value {
   double f = 0.0;
   std::string s;            // kString; kTensor: the graph value name
   std::vector<Value> list;  // kList
-  // kTensor: what is known of the type (0 / -1: unknown); ElemType() and Rank()
-  // ask `type_source` for what is not, on first use.
-  int elem_type = 0;
-  int rank = -1;
-  const TensorTypeSource* type_source = nullptr;
+  int elem_type = 0;        // kTensor: onnx::TensorProto::DataType, 0 when unknown
+  int rank = -1;            // kTensor: -1 when unknown
   // kBool/kInt/kFloat/kList made by tensor(v, dtype): emit as a tensor of this
   // onnx::TensorProto::DataType. 0: a plain value. Operations on a value drop it.
   int tensor_elem_type = 0;
@@ -43,21 +38,6 @@ struct Value {
     return x;
   }
 
-  // A tensor whose type is looked up in `source` when first asked for.
-  static Value LazyTensor(std::string name, const TensorTypeSource* source) {
-    Value x = Tensor(std::move(name));
-    x.type_source = source;
-    return x;
-  }
-  int ElemType() const {
-    Resolve();
-    return elem_type;
-  }
-  int Rank() const {
-    Resolve();
-    return rank;
-  }
-
   bool is_none() const { return kind == Kind::kNone; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool; }
   bool is_int() const { return kind == Kind::kInt || kind == Kind::kBool; }  // bool is an int, as in Python
@@ -69,17 +49,6 @@ struct Value {
 
   bool operator==(const Value& other) const;
   bool operator!=(const Value& other) const { return !(*this == other); }
-
- private:
-  void Resolve() const {
-    if (kind != Kind::kTensor || !type_source || (elem_type != 0 && rank >= 0)) return;
-    int e = 0, r = -1;
-    type_source->LookUpType(s, &e, &r);
-    auto* self = const_cast<Value*>(this);  // a cache: the type is a fact about the graph value
-    if (self->elem_type == 0) self->elem_type = e;
-    if (self->rank < 0) self->rank = r;
-    self->type_source = nullptr;
-  }
 };
 
 const char* KindName(Value::Kind kind);

@@ -199,11 +199,11 @@ TEST_CASE("Tensor[] from SequenceConstruct or prim::ListConstruct binds as a lis
     REQUIRE(v.list.size() == 2);
     CHECK(v.list[0].kind == Value::Kind::kTensor);
     CHECK(v.list[0].s == "x");
-    CHECK(v.list[0].ElemType() == onnx::TensorProto::FLOAT);
-    CHECK(v.list[0].Rank() == 2);
+    CHECK(v.list[0].elem_type == onnx::TensorProto::FLOAT);
+    CHECK(v.list[0].rank == 2);
     CHECK(v.list[1].s == "y");
-    CHECK(v.list[1].ElemType() == onnx::TensorProto::INT64);
-    CHECK(v.list[1].Rank() == 1);
+    CHECK(v.list[1].elem_type == onnx::TensorProto::INT64);
+    CHECK(v.list[1].rank == 1);
     CHECK(c.binding.Find("tensors")->input == "s");
   }
   SECTION("prim::ListConstruct (opset 9-10)") {
@@ -216,7 +216,7 @@ TEST_CASE("Tensor[] from SequenceConstruct or prim::ListConstruct binds as a lis
     REQUIRE(c.Bind());
     REQUIRE(c["tensors"].list.size() == 2);
     CHECK(c["tensors"].list[1].s == "y");
-    CHECK(c["tensors"].list[1].Rank() == 2);
+    CHECK(c["tensors"].list[1].rank == 2);
   }
   SECTION("Tensor?[]: an empty element is None; in Tensor[] it is refused") {
     auto model = ModelFromText(R"(

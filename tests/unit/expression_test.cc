@@ -398,27 +398,3 @@ TEST_CASE("tensor() marks a value with an element type", "[expression]") {
   CHECK(EvalError("tensor('a', 'int64')").message == "tensor() of str");
   CHECK(EvalError("tensor(1, 2)").message.find("takes a dtype name or a tensor argument") != std::string::npos);
 }
-
-namespace {
-// Counts lookups, so a test can tell when a tensor's type was asked for.
-struct CountingTypeSource : remap::TensorTypeSource {
-  mutable int lookups = 0;
-  void LookUpType(const std::string&, int* elem_type, int* rank) const override {
-    ++lookups;
-    *elem_type = 1;
-    *rank = 3;
-  }
-};
-}  // namespace
-
-TEST_CASE("a lazily typed tensor looks its type up once, on first use", "[value]") {
-  CountingTypeSource source;
-  Value v = Value::LazyTensor("x", &source);
-  Value copy = v;
-  CHECK(source.lookups == 0);  // binding and copying do not type
-  CHECK(v.Rank() == 3);
-  CHECK(v.ElemType() == 1);
-  CHECK(source.lookups == 1);
-  CHECK(copy.Rank() == 3);  // a copy made before the lookup asks for itself
-  CHECK(source.lookups == 2);
-}
