@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "match/constant_reader.h"
+#include "match/tensor_value.h"
 #include "model/opset_import.h"
 
 namespace remap {
@@ -89,8 +90,7 @@ bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgum
       elements.push_back(Value::None());
       continue;
     }
-    TensorType type = index.TypeOf(element);
-    elements.push_back(Value::Tensor(element, type.elem_type, type.rank));
+    elements.push_back(TensorValueOf(index, element));
   }
   b->value = Value::List(std::move(elements));
   return true;
@@ -153,8 +153,7 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       } else {
         b.input = name;
         if (IsTensorType(arg.type) || arg.type == ArgType::kOpaque) {
-          TensorType type = index.TypeOf(name);
-          b.value = Value::Tensor(name, type.elem_type, type.rank);
+          b.value = TensorValueOf(index, name);
         } else {
           std::string error;
           ResolveConstant(name, index, &b, &error);

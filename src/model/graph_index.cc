@@ -67,6 +67,23 @@ TensorType GraphIndex::TypeOf(const std::string& value) const {
   return oracle_ ? oracle_->TypeOf(value) : RecordedTypeOf(value);
 }
 
+std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* known) const {
+  *known = false;
+  std::vector<int64_t> dims;
+  const onnx::TypeProto* t = oracle_ ? oracle_->TypeProtoOf(value) : RecordedTypeProto(value);
+  if (t && t->has_tensor_type() && t->tensor_type().has_shape()) {
+    for (const auto& d : t->tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    *known = true;
+    return dims;
+  }
+  Producer p = ProducerOf(value);
+  if (p.kind == Producer::Kind::kInitializer && p.initializer) {
+    dims.assign(p.initializer->dims().begin(), p.initializer->dims().end());
+    *known = true;
+  }
+  return dims;
+}
+
 TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
   auto it = values_.find(value);
   return it == values_.end() ? TensorType{} : it->second.type;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -41,6 +42,9 @@ class GraphIndex {
   // The value's type: through the TypeOracle when one is attached (it infers
   // types the model does not record), else what the model records.
   TensorType TypeOf(const std::string& value) const;
+  // The size of each dim of `value` (-1 where it is not a number), through the
+  // type oracle when one is attached. Empty, with *known false, when the rank is unknown.
+  std::vector<int64_t> StaticDims(const std::string& value, bool* known) const;
   // What the model records: graph input/output/value_info types, initializer headers.
   TensorType RecordedTypeOf(const std::string& value) const;
   const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;

@@ -7,6 +7,7 @@
 #include <onnx/defs/schema.h>
 
 #include "match/constant_reader.h"
+#include "match/tensor_value.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
 #include "rewrite/attribute_from_value.h"
@@ -355,8 +356,7 @@ class Instantiator {
         if (next_input < inputs.size()) {
           fa.graph_name = inputs[next_input++];
           if (!fa.graph_name.empty()) {
-            TensorType type = index_->TypeOf(fa.graph_name);
-            fa.value = Value::Tensor(fa.graph_name, type.elem_type, type.rank);
+            fa.value = TensorValueOf(*index_, fa.graph_name);
           }
         } else if (!arg.optional) {
           return Fail(caller, caller->source->field(),

@@ -244,6 +244,20 @@ bool Rank(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
+// dims(x): the size of each dim, None where the model does not fix it: static
+// sizes let a rule use the older operators that take sizes as attributes.
+bool Dims(const char*, const Args& a, Value* out, std::string* why) {
+  if (a[0].kind != K::kTensor) return Fail(why, fmt::format("dims() takes a tensor argument, got {}", ToString(a[0])));
+  if (a[0].rank < 0) return Fail(why, fmt::format("the rank of '{}' is not known (the model has no shape for it)", a[0].s));
+  std::vector<Value> dims;
+  for (int k = 0; k < a[0].rank; ++k) {
+    const bool known = static_cast<size_t>(k) < a[0].dims.size() && a[0].dims[static_cast<size_t>(k)] >= 0;
+    dims.push_back(known ? Value::Int(a[0].dims[static_cast<size_t>(k)]) : Value::None());
+  }
+  *out = Value::List(std::move(dims));
+  return true;
+}
+
 bool Dtype(const char*, const Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("dtype() takes a tensor argument, got {}", ToString(a[0])));
   if (a[0].elem_type == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", a[0].s));
@@ -294,7 +308,7 @@ const std::vector<ExprFunction>& Builtins() {
       {"str", 1, 1, Str},          {"list", 1, 1, List},     {"min", 1, -1, MinMax},   {"max", 1, -1, MinMax},
       {"sum", 1, 2, Sum},          {"all", 1, 1, AllAny},    {"any", 1, 1, AllAny},    {"abs", 1, 1, Abs},
       {"round", 1, 1, Round},      {"pow", 2, 2, Pow},       {"range", 1, 3, Range},   {"zip", 1, -1, Zip},
-      {"enumerate", 1, 1, Enumerate}, {"rank", 1, 1, Rank},  {"dtype", 1, 1, Dtype},   {"tensor", 2, 2, Tensor},
+      {"enumerate", 1, 1, Enumerate}, {"rank", 1, 1, Rank},  {"dims", 1, 1, Dims},     {"dtype", 1, 1, Dtype},   {"tensor", 2, 2, Tensor},
   };
   return functions;
 }

@@ -19,6 +19,7 @@ struct Value {
   std::vector<Value> list;  // kList
   int elem_type = 0;        // kTensor: onnx::TensorProto::DataType, 0 when unknown
   int rank = -1;            // kTensor: -1 when unknown
+  std::vector<int64_t> dims;  // kTensor of known rank: each dim's size, -1 where it is not static
   // kBool/kInt/kFloat/kList made by tensor(v, dtype): emit as a tensor of this
   // onnx::TensorProto::DataType. 0: a plain value. Operations on a value drop it.
   int tensor_elem_type = 0;

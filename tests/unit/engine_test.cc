@@ -324,6 +324,44 @@ rule {
   CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
 
+TEST_CASE("dims() reads static sizes, None where a dim is symbolic, through standard nodes", "[engine]") {
+  RuleSet rules = RulesFromText(R"rule(
+rule {
+  id: "aten-topk-all"
+  match { aten: "sort_all" }
+  signature: "aten::sort_all(Tensor self) -> Tensor"
+  alternative {
+    min_opset: 9
+    when: "dims(self)[-1] is not None"
+    replace: "out, idx = TopK<axis = -1, k = ${dims(self)[-1]}>(self)"
+  }
+}
+)rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 4, opset_import: ["" : 9, "org.pytorch.aten" : 1] >
+    g (float[2,5] a, float[2,n] b) => (float[2,5] y, float[2,n] z, float[2,5] w) {
+      y = org.pytorch.aten.ATen<operator = "sort_all", overload_name = "">(a)
+      z = org.pytorch.aten.ATen<operator = "sort_all", overload_name = "">(b)
+      r = Relu(a)
+      w = org.pytorch.aten.ATen<operator = "sort_all", overload_name = "">(r)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  CHECK(report->rewritten.size() == 2);
+  REQUIRE(report->remaining.size() == 1);
+  for (const auto& node : model.graph().node())
+    if (node.output(0) == "z") CHECK(node.op_type() == "ATen");
+  CHECK(report->remaining[0].reason.find("is false") != std::string::npos);
+  int topk_with_k5 = 0;
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() != "TopK") continue;
+    for (const auto& attr : node.attribute())
+      if (attr.name() == "k" && attr.i() == 5) ++topk_with_k5;
+  }
+  // a (recorded) and r (inferred from Relu) both have a static last dim of 5.
+  CHECK(topk_with_k5 == 2);
+}
+
 TEST_CASE("scalar arguments from initializers bind, and unused initializers go", "[engine]") {
   RuleSet rules = RulesFromText(kRules);
   auto model = ModelFromText(R"(
