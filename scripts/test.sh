@@ -28,7 +28,7 @@ cmake --build build-ci -j"$jobs"
 # instrumentation, which the tests do not notice); each then runs for 60 s,
 # seeded from the test fixtures (scripts/fuzz.sh). A third build would cost
 # more than CI's time allows.
-CXX=clang++ cmake -S . -B build-asan -DONNX_REMAP_WERROR=ON -DONNX_REMAP_REQUIRE_TESTS=ON -DONNX_REMAP_SANITIZE=ON -DONNX_REMAP_FUZZ=ON -DONNX_REMAP_E2E_SAMPLE=3 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-g -O1' >/dev/null
+CXX=clang++ cmake -S . -B build-asan -DONNX_REMAP_WERROR=ON -DONNX_REMAP_REQUIRE_TESTS=ON -DONNX_REMAP_SANITIZE=ON -DONNX_REMAP_FUZZ=ON -DONNX_REMAP_E2E_SAMPLE=3 -DONNX_REMAP_CONVERT_SAMPLE=5 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-g -O1' >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -LE "^(build|docs|install)$")
 FUZZ_BUILD_DIR=build-asan bash scripts/fuzz.sh 60

@@ -78,6 +78,25 @@ void BuildCommandLine(CommandLine* cl) {
       "check", "CI gate: exit 0 when every unmapped node would be rewritten and the result validates; writes nothing");
   AddModelOptions(cl->check_cmd, &cl->check_models, "Models or folders to check");
 
+  // convert: the opset conversion alone, no rules (unmapped nodes are carried along untouched).
+  ModelArgs& conv = cl->convert;
+  CLI::App* cv = app.add_subcommand("convert", "Convert models to another default-domain opset (7 to 21 and up), applying no rules");
+  cv->add_option("inputs", conv.inputs, "Model to convert, or a folder: every *.onnx below it")->required();
+  cv->add_option("-o,--output", conv.output, "Where to write: a file, or for a folder the output folder")->required();
+  cv->add_option("--opset", conv.opset, "Default-domain opset of the result")->required()->check(CLI::Range(1, 1000));
+  cv->add_flag("--dry-run", conv.dry_run, "Report what would change; write nothing");
+  cv->add_flag("--infer-shapes", conv.infer_shapes, "Also write the value_info that ONNX shape inference adds");
+  cv->add_flag("--json", conv.json, "Print the report (docs/report-format.md) as JSON on stdout, instead of text");
+  cv->add_option("--report", conv.report_path, "Also write the report to FILE");
+  cv->add_option("--report-format", conv.report_format, "Format of --report: json (default) or junit")
+      ->check(CLI::IsMember({"json", "junit"}));
+  cv->add_option("-j,--jobs", conv.jobs, "Models processed in parallel (default: one per core)")->check(CLI::Range(1, 1024));
+  cv->add_flag("--skip-existing", conv.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
+  cv->add_flag("-v,--verbose", [&conv](int64_t n) { conv.verbosity = static_cast<int>(n); }, "List every adapted node");
+  cv->add_flag("-q,--quiet", [&conv](int64_t) { conv.verbosity = -1; }, "Print only errors");
+  conv.rules.no_builtin = true;
+  cl->convert_cmd = cv;
+
   RulesArgs& rules = cl->rules;
   CLI::App* ru = app.add_subcommand("rules", "Show the loaded rules");
   ru->require_subcommand(1);

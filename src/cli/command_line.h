@@ -13,11 +13,12 @@ namespace remap::cli {
 // into this struct, so it is built in place and never moved.
 struct CommandLine {
   CLI::App app{"onnx-remap: rewrite the operators PyTorch could not export into standard ONNX"};
-  ModelArgs rewrite, scan, check_models;
+  ModelArgs rewrite, scan, check_models, convert;
   RulesArgs rules;
   CLI::App* rewrite_cmd = nullptr;
   CLI::App* scan_cmd = nullptr;
   CLI::App* check_cmd = nullptr;
+  CLI::App* convert_cmd = nullptr;
   CLI::App* rules_list = nullptr;
   CLI::App* rules_show = nullptr;
   CLI::App* rules_targets = nullptr;

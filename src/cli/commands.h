@@ -47,7 +47,7 @@ struct RulesNewArgs {
   std::string output;             // -o FILE; empty: stdout
 };
 
-enum class ModelCommand { kRewrite, kScan, kCheck };
+enum class ModelCommand { kRewrite, kScan, kCheck, kConvert };
 
 int RunModelCommand(ModelCommand command, const ModelArgs& args);
 int RunRules(const RulesArgs& args);

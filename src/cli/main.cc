@@ -34,6 +34,13 @@ int main(int argc, char** argv) {
   }
   if (rw->parsed()) return RunModelCommand(ModelCommand::kRewrite, rewrite);
   if (cl.scan_cmd->parsed()) return RunModelCommand(ModelCommand::kScan, cl.scan);
+  if (cl.convert_cmd->parsed()) {
+    if (cl.convert.inputs.size() != 1) {
+      fmt::print(stderr, "onnx-remap: error: convert takes one model file or one folder\n");
+      return kExitUsage;
+    }
+    return RunModelCommand(ModelCommand::kConvert, cl.convert);
+  }
   if (cl.check_cmd->parsed()) return RunModelCommand(ModelCommand::kCheck, cl.check_models);
   RulesArgs& rules = cl.rules;
   if (cl.rules_check->parsed()) return RunRulesCheck(rules);

@@ -28,6 +28,7 @@ const char* CommandName(ModelCommand c) {
     case ModelCommand::kRewrite: return "rewrite";
     case ModelCommand::kScan: return "scan";
     case ModelCommand::kCheck: return "check";
+    case ModelCommand::kConvert: return "convert";
   }
   return "?";
 }
@@ -37,6 +38,7 @@ PipelineMode ModeOf(ModelCommand c) {
     case ModelCommand::kRewrite: return PipelineMode::kRewrite;
     case ModelCommand::kScan: return PipelineMode::kScan;
     case ModelCommand::kCheck: return PipelineMode::kCheck;
+    case ModelCommand::kConvert: return PipelineMode::kRewrite;
   }
   return PipelineMode::kScan;
 }
@@ -95,13 +97,17 @@ class Command {
       }
       if (!show_progress) return;
       progress.Update(r, done);
-      if (!progress.active() && command_ == ModelCommand::kRewrite) fmt::print("{}", PlainLine(r, done, total));
+      if (!progress.active() && IsWriting()) fmt::print("{}", PlainLine(r, done, total));
     });
     progress.Finish();
     for (const Status& s : result.file_errors) PrintError(s.message());
 
     int exit_code = kExitOk;
-    for (const ModelResult& r : result.models) exit_code = WorseExitCode(exit_code, ExitCodeFor(r));
+    for (const ModelResult& r : result.models) {
+      // convert applies no rules: nodes it leaves unmapped are the input's, not a failure.
+      if (command_ == ModelCommand::kConvert && r.outcome == ModelOutcome::kUnmappedLeft) continue;
+      exit_code = WorseExitCode(exit_code, ExitCodeFor(r));
+    }
     if (!result.file_errors.empty()) exit_code = WorseExitCode(exit_code, kExitOutputError);
     errors_ = result.file_errors;
 
@@ -146,7 +152,7 @@ class Command {
       } else if (!batch_ || verbose || command_ == ModelCommand::kCheck) {
         fmt::print("{}", RenderModelText(r, command_, verbose, out_style_));
       }
-      if (!batch_ && command_ == ModelCommand::kRewrite && r.outcome != ModelOutcome::kFailed) {
+      if (!batch_ && IsWriting() && r.outcome != ModelOutcome::kFailed) {
         if (args_.dry_run) fmt::print("dry run: nothing written\n");
         else fmt::print("wrote {}\n", r.output);
       }
@@ -154,6 +160,8 @@ class Command {
     if (batch_ && command_ != ModelCommand::kScan) fmt::print("{}", RenderBatchSummary(result.models, Seconds(), out_style_));
     if (result.files_copied) fmt::print("{} other file{} copied\n", result.files_copied, result.files_copied == 1 ? "" : "s");
   }
+
+  bool IsWriting() const { return command_ == ModelCommand::kRewrite || command_ == ModelCommand::kConvert; }
 
   double Seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 

@@ -82,6 +82,12 @@ std::string RenderModelText(const ModelResult& r, ModelCommand command, bool ver
   if (r.outcome == ModelOutcome::kSkipped) return fmt::format("{}: skipped, {} exists\n", r.input, r.output);
   if (!r.has_report) return "";
   std::string out;
+  if (command == ModelCommand::kConvert) {
+    // No rules ran: what changed is the opset, told by the conversion's note.
+    out = fmt::format("{}: opset {} -> {}\n", r.input, r.report.opset_before, r.report.opset_after);
+    for (const auto& note : r.report.notes) out += fmt::format("  note: {}\n", note);
+    return out;
+  }
   if (command == ModelCommand::kCheck) {
     const RewriteReport& rep = r.report;
     if (r.outcome == ModelOutcome::kClean)

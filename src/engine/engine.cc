@@ -12,6 +12,7 @@
 #include "model/graph_index.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
+#include "convert/opset_converter.h"
 #include "opset/opset_raise.h"
 #include "rewrite/node_list_editor.h"
 #include "rewrite/replacement_emitter.h"
@@ -236,12 +237,15 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   const int model_opset = DefaultOpset(model->opset_import());
   const int target = options.target_opset.value_or(model_opset);
   report.opset_before = model_opset;
-  if (target < model_opset)
-    return Status(ErrorCode::kOpsetRefused,
-                  fmt::format("--opset {} is below the model's opset {}; lowering an opset is not supported", target, model_opset));
-  if (target > model_opset) {
-    Status s = CheckDefaultOpsetRaise(*model, model_opset, target);
-    if (!s.ok()) return s;
+  // Converted first: the rules then work on (and emit into) a model at the target opset.
+  if (target != model_opset && model_opset != 0) {
+    auto converted = ConvertOpset(model, target);
+    if (!converted) return converted.status();
+    if (!converted->refused.empty()) return Status(ErrorCode::kOpsetRefused, DescribeRefusals(*converted));
+    report.notes.push_back(DescribeConversion(*converted));
+  } else if (target > NewestConvertibleOpset()) {
+    return Status(ErrorCode::kOpsetRefused, fmt::format("opset {} is outside the opsets onnx-remap converts between ({} to {})", target,
+                                                        OldestConvertibleOpset(), NewestConvertibleOpset()));
   }
 
   ClassifyContext classify;
@@ -294,10 +298,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   DropImports(model->mutable_opset_import(), drop);
   for (auto& f : *model->mutable_functions()) DropImports(f.mutable_opset_import(), drop);
 
-  if (target > model_opset) {
+  if (model_opset == 0 && target > 0) {
     RaiseDefaultOpset(model, target);
-    report.notes.push_back(model_opset == 0 ? fmt::format("default opset {} imported", target)
-                                            : fmt::format("default opset raised from {} to {}", model_opset, target));
+    report.notes.push_back(fmt::format("default opset {} imported", target));
   }
   report.opset_after = DefaultOpset(model->opset_import());
   report.ir_after = static_cast<int>(model->ir_version());

@@ -16,7 +16,7 @@ expect() {
   else echo "FAIL: onnx-remap $*<TAB>: got '$got', want '$want'"; fail=1; fi
 }
 expect "rewrite" rew
-expect "rewrite scan check rules" ""
+expect "rewrite scan check convert rules" ""
 expect "--target" rewrite --ta
 expect "--report --report-format" scan --report
 expect "json junit" rewrite in.onnx --report-format ""
