@@ -81,6 +81,7 @@ class SignatureParser {
     Skip();
     if (p_ < s_.size() && s_[p_] == '(') {  // alias annotation: Tensor(a!)
       while (p_ < s_.size() && s_[p_] != ')') ++p_;
+      if (p_ == s_.size()) return Fail(at, "unterminated '(' in type");
       ++p_;
     }
     bool list = false;
