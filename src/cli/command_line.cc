@@ -23,7 +23,7 @@ void AddTargetOption(CLI::App* cmd, std::string* target) {
 // What rewrite, scan and check share: inputs, opset, target, reports, batch control.
 void AddModelOptions(CLI::App* cmd, ModelArgs* args, const char* inputs_help) {
   cmd->add_option("inputs", args->inputs, inputs_help)->required();
-  cmd->add_option("--opset", args->opset, "Default-domain opset of the result (raised only when safe)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--opset", args->opset, "Default-domain opset of the result (the model is converted to it first, up or down)")->check(CLI::Range(1, 1000));
   AddTargetOption(cmd, &args->target);
   cmd->add_flag("--json", args->json, "Print the report (docs/report-format.md) as JSON on stdout, instead of text");
   cmd->add_option("--report", args->report_path, "Also write the report to FILE");

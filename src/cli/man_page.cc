@@ -82,7 +82,7 @@ constexpr ExitStatus kExitStatuses[] = {
     {kExitUsage, "bad command line"},
     {kExitInputError, "a model is missing, unreadable or not ONNX"},
     {kExitRuleError, "a rule file has errors"},
-    {kExitOpsetRefused, "--opset cannot be honoured (lowering, or raising would change existing nodes)"},
+    {kExitOpsetRefused, "--opset cannot be honoured (a node cannot be converted to that opset, or it is beyond the known ones)"},
     {kExitOutputError, "the output cannot be written"},
     {kExitInvalidResult, "the rewritten model fails the ONNX checker (nothing is written)"},
 };

@@ -320,3 +320,98 @@ TEST_CASE("what cannot cross is refused by name, and the model is left as it was
   CHECK_FALSE(ConvertOpset(&transposed, 6).ok());
   CHECK_FALSE(ConvertOpset(&transposed, 99).ok());
 }
+
+TEST_CASE("lowering: optional inputs, added outputs, negative axes, types the older schema lacks", "[convert]") {
+  auto gemm = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[2,3] a, float[3,4] b) => (float[2,4] y) {
+      y = Gemm(a, b)
+    })");
+  Convert(&gemm, 9);
+  CHECK(Only(gemm.graph(), "Gemm").input_size() == 3);  // a zero C
+  Check(gemm);
+
+  auto pool = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 12] >
+    g (float[1,1,4,4] x) => (float[1,1,2,2] y, int64[1,1,2,2] i) {
+      y, i = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+    })");
+  auto refused = ConvertOpset(&pool, 7);
+  REQUIRE(refused.ok());
+  REQUIRE(refused->refused.size() == 1);
+  CHECK(refused->refused[0].refusal.find("Indices output does not exist before opset 8") != std::string::npos);
+
+  auto flat = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[2,3,4] x) => (float[6,4] y) {
+      y = Flatten<axis = -1>(x)
+    })");
+  Convert(&flat, 9);
+  CHECK(Attribute(Only(flat.graph(), "Flatten"), "axis").i() == 2);
+  Check(flat);
+
+  auto add = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 14] >
+    g (uint8[3] x, uint8[3] y) => (uint8[3] z) {
+      z = Add(x, y)
+    })");
+  auto typed = ConvertOpset(&add, 13);
+  REQUIRE(typed.ok());
+  REQUIRE(typed->refused.size() == 1);
+  CHECK(typed->refused[0].refusal.find("Add does not take tensor(uint8)") != std::string::npos);
+
+  auto bn = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 15] >
+    g (float[2,2,3] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[2,2,3] y, float[2] rm, float[2] rv) {
+      y, rm, rv = BatchNormalization<training_mode = 1>(x, s, b, m, v)
+    })");
+  Convert(&bn, 13);
+  CHECK(Only(bn.graph(), "BatchNormalization").output_size() == 5);  // training: five outputs before 14
+  CHECK_FALSE(HasAttribute(Only(bn.graph(), "BatchNormalization"), "training_mode"));
+  Check(bn);
+
+  auto resize = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[1,1,2,2] x, int64[4] sizes) => (float[1,1,4,4] y) {
+      y = Resize<mode = "nearest">(x, , , sizes)
+    })");
+  Convert(&resize, 11);
+  const onnx::NodeProto& r = Only(resize.graph(), "Resize");
+  CHECK(!r.input(1).empty());
+  CHECK(!r.input(2).empty());  // roi and scales are required before 13: empty tensors
+  Check(resize);
+
+  auto group = ModelFromText(R"(
+    < ir_version: 10, opset_import: ["" : 21] >
+    g (float[1,4,3] x) => (float[1,4,3] y) {
+      s = Constant<value = float[4] {1.0, 1.0, 2.0, 2.0}>()
+      b = Constant<value = float[4] {0.0, 0.0, 0.5, 0.5}>()
+      y = GroupNormalization<num_groups = 2>(x, s, b)
+    })");
+  Convert(&group, 18);
+  CHECK(Only(group.graph(), "GroupNormalization").input(1) != "s");
+  auto uneven = ModelFromText(R"(
+    < ir_version: 10, opset_import: ["" : 21] >
+    g (float[1,4,3] x, float[4] s, float[4] b) => (float[1,4,3] y) {
+      y = GroupNormalization<num_groups = 2>(x, s, b)
+    })");
+  auto per_channel = ConvertOpset(&uneven, 18);
+  REQUIRE(per_channel.ok());
+  CHECK(per_channel->refused.size() == 1);
+
+  auto dft = ModelFromText(R"(
+    < ir_version: 9, opset_import: ["" : 20] >
+    g (float[1,8,1] x) => (float[1,8,2] y) {
+      y = DFT(x, , )
+    })");
+  Convert(&dft, 17);
+  CHECK(Attribute(Only(dft.graph(), "DFT"), "axis").i() == -2);
+
+  auto grid = ModelFromText(R"(
+    < ir_version: 9, opset_import: ["" : 20] >
+    g (float[1,1,4,4] x, float[1,2,2,2] g) => (float[1,1,2,2] y) {
+      y = GridSample<mode = "linear">(x, g)
+    })");
+  Convert(&grid, 16);
+  CHECK(Attribute(Only(grid.graph(), "GridSample"), "mode").s() == "bilinear");
+}
