@@ -367,7 +367,7 @@ Expected<ConversionReport> ConvertOpset(onnx::ModelProto* model, int to) {
 
 std::string DescribeConversion(const ConversionReport& report) {
   std::string line = fmt::format("default opset {} from {} to {}", report.to > report.from ? "raised" : "lowered", report.from, report.to);
-  if (report.converted.empty()) return line + "; no node needed adapting";
+  if (report.converted.empty()) return line;
   std::map<std::string, int> counts;  // "Squeeze 13" -> nodes
   for (const NodeConversion& c : report.converted)
     for (const std::string& step : c.steps) ++counts[step.substr(0, step.find(':'))];

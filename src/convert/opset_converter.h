@@ -36,7 +36,7 @@ Expected<ConversionReport> ConvertOpset(onnx::ModelProto* model, int to);
 // One line naming the refused nodes (the first few) and why: for errors.
 std::string DescribeRefusals(const ConversionReport& report);
 
-// One line for reports: "default opset converted from 9 to 13; 3 nodes adapted (Squeeze 13 x2, Split 13)".
+// One line for reports: "default opset raised from 9 to 13; 3 nodes adapted (Squeeze 13 x2, Split 13)".
 std::string DescribeConversion(const ConversionReport& report);
 
 // Lowest default opset the converter can produce / highest it knows.
