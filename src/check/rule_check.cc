@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "match/node_form.h"
+#include "model/inference_guard.h"
 #include "model/opset_import.h"
 #include "model/shape_inference.h"
 #include "rules/element_types.h"
@@ -237,6 +238,7 @@ onnx::ModelProto BuildModel(const Rule& rule, const Alternative& alt, int opset,
 // ONNX 1.12's strictest checks of a rewritten model: type-checking shape
 // inference that fails on any error, then the checker.
 bool Validate(onnx::ModelProto* model, std::string* why) {
+  if (!ModelSafeForShapeInference(*model, why)) return false;
   try {
     onnx::ShapeInferenceOptions options{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/false};
     onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(), options);

@@ -5,6 +5,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "model/inference_guard.h"
 #include "model/opset_import.h"
 
 namespace remap {
@@ -129,6 +130,11 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   };
   for (const auto& in : node.input()) {
     if (!in.empty()) note_input(in);
+  }
+  std::string unsafe;
+  if (!SafeForShapeInference(node, &unsafe)) {
+    *why = unsafe;
+    return false;
   }
   onnx::NodeProto copy = node;
   std::vector<std::string> captured;

@@ -8,6 +8,7 @@
 #include <onnx/checker.h>
 
 #include "model/graph_index.h"
+#include "model/inference_guard.h"
 #include "model/shape_inference.h"
 
 namespace remap {
@@ -112,6 +113,9 @@ Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool
       if (undo) undo->Restore();
     }
   } restore{undo};
+  std::string unsafe;
+  if (!ModelSafeForShapeInference(*model, &unsafe))
+    return Status(ErrorCode::kValidationFailed, fmt::format("the rewritten model is invalid: {}", unsafe));
   std::string note;
   if (!InferShapesInPlace(model, &note)) {
     notes->push_back(note);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include <catch2/catch.hpp>
+#include <onnx/defs/parser.h>
 
 #include "pipeline/batch.h"
 #include "pipeline/pipeline.h"
@@ -155,4 +156,21 @@ TEST_CASE("batch: bad plans are usage errors") {
   BatchOptions scan;
   scan.pipeline.mode = PipelineMode::kScan;
   CHECK(PlanBatch({"/no/such/model.onnx"}, scan).status().code() == ErrorCode::kInputNotFound);
+}
+
+TEST_CASE("a node ONNX's inference would divide by zero on is refused") {
+  // ONNX 1.12's pooling inference divides by the strides unchecked (SIGFPE).
+  const std::string text = R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[1,1,4,4] x) => (float[1,1,2,2] y) {
+      y = MaxPool<kernel_shape = [2, 2], strides = [0, 2]>(x)
+    })";
+  onnx::ModelProto model;
+  REQUIRE(onnx::OnnxParser::Parse(model, text.c_str()).IsOK());
+  PipelineOptions options;
+  options.mode = PipelineMode::kCheck;
+  ModelResult r = RunPipeline(ModelSource{"pool.onnx", model.SerializeAsString(), ""}, "", BuiltinRules(), options);
+  CHECK(r.failed_at == PipelineStage::kValidate);
+  CHECK(r.status.message().find("MaxPool '' has strides 0: each must be at least 1") != std::string::npos);
+  CHECK(ExitCodeFor(r) == kExitInvalidResult);
 }
