@@ -305,18 +305,6 @@ std::unordered_map<std::string, int> Opsets(const google::protobuf::RepeatedPtrF
   return out;
 }
 
-void SetDefaultOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* imports, int to) {
-  for (auto& op : *imports) {
-    if (IsDefaultDomain(op.domain())) {
-      op.set_version(to);
-      return;
-    }
-  }
-  auto* op = imports->Add();
-  op->set_domain("");
-  op->set_version(to);
-}
-
 }  // namespace
 
 int OldestConvertibleOpset() { return 7; }
@@ -358,10 +346,7 @@ Expected<ConversionReport> ConvertOpset(onnx::ModelProto* model, int to) {
   if (!report.refused.empty()) return report;
   for (auto& c : converters) c->Commit();
   for (size_t k = 0; k < converters.size(); ++k) converters[k]->RemoveUnused(roots[k].graph, roots[k].nodes);
-  SetDefaultOpset(model->mutable_opset_import(), to);
-  for (auto& f : *model->mutable_functions())
-    if (DefaultOpset(f.opset_import()) != 0) SetDefaultOpset(f.mutable_opset_import(), to);
-  if (model->ir_version() < MinIrVersionForOpset(to)) model->set_ir_version(MinIrVersionForOpset(to));
+  SetDefaultOpset(model, to);
   return report;
 }
 

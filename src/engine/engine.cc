@@ -299,7 +299,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   for (auto& f : *model->mutable_functions()) DropImports(f.mutable_opset_import(), drop);
 
   if (model_opset == 0 && target > 0) {
-    RaiseDefaultOpset(model, target);
+    SetDefaultOpset(model, target);
     report.notes.push_back(fmt::format("default opset {} imported", target));
   }
   report.opset_after = DefaultOpset(model->opset_import());

@@ -1,20 +1,17 @@
-// Raising a model's default opset: allowed only when every default-domain node
-// already in the model means the same at the new opset (opset/opset_changes).
+// Setting a model's default opset once its nodes are at that opset (the
+// converter, convert/opset_converter, carries them across; the engine imports
+// the default domain into a model that had none).
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
-#include "core/status.h"
 
 namespace remap {
 
-// Refuses, naming the nodes that would change meaning, when raising from
-// `from` to `to` is unsafe.
-Status CheckDefaultOpsetRaise(const onnx::ModelProto& model, int from, int to);
-
-// Sets the default opset of the model and its functions to `to`, and the IR
+// Sets the default opset of the model and of its functions that import the
+// default domain to `to` (importing it where the model has none), and the IR
 // version to the lowest one that carries that opset when it is below it.
-void RaiseDefaultOpset(onnx::ModelProto* model, int to);
+void SetDefaultOpset(onnx::ModelProto* model, int to);
 
 // Lowest IR version released with the given default opset.
 int MinIrVersionForOpset(int opset);
