@@ -70,6 +70,7 @@ check "--infer-shapes writes the inferred value_info (a larger file)" \
 # Fuzz regression: a @for that would pass the node cap is refused before it emits.
 expect "fuzz: a huge constant N is left with the cap's reason" 1 "emits more than 100000 nodes" -- check "$SRC/tests/fuzz_regressions/model_vander_huge_n.onnx"
 expect "fuzz: a zero kernel size is refused, not handed to ONNX's inference (SIGFPE)" 1 "kernel_shape 0: each must be at least 1" -- check "$SRC/tests/fuzz_regressions/model_max_pool3d_zero_kernel.onnx" --opset 10
+expect "fuzz: combinations with a huge r is left by its guard, not unrolled into gigabytes" 1 "when 'r >= 1 and r <= 32" -- check "$SRC/tests/fuzz_regressions/model_combinations_huge_r.onnx"
 # --rules takes one path per flag: the model after it stays a positional argument.
 expect "--rules PATH before the model" 0 "1 rewritten, 0 left" -- rewrite --rules "$SRC/rules/aten/asinh.textproto" "$ASINH" -o "$WORK/r.onnx"
 
