@@ -76,26 +76,40 @@ const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
   return Known(value);
 }
 
-// Infers `node` after the producers of its untyped inputs, depth first with an
-// explicit stack: a chain of a million nodes must not exhaust the call stack.
+// Infers `node` after the producers of its untyped inputs: a post-order walk
+// with an explicit stack (a chain of a million nodes must not exhaust the call
+// stack). A node is inferred only once every producer it waits for is done; a
+// producer reached twice (a diamond: Sub reading both Div and ReduceMax(Div))
+// is pushed again so that it is finished before the consumer nearer the top.
 void TypeOracle::Resolve(const onnx::NodeProto* node) {
-  std::vector<const onnx::NodeProto*> stack{node};
-  std::unordered_set<const onnx::NodeProto*> on_stack{node};
+  struct Entry {
+    const onnx::NodeProto* node;
+    bool expanded;
+  };
+  std::vector<Entry> stack{{node, false}};
+  std::unordered_set<const onnx::NodeProto*> in_progress;
   while (!stack.empty()) {
-    const onnx::NodeProto* n = stack.back();
-    bool pushed = false;
-    for (const auto& in : n->input()) {
-      if (in.empty() || Known(in)) continue;
-      Producer p = index_->ProducerOf(in);
-      if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node) || on_stack.count(p.node)) continue;
-      stack.push_back(p.node);
-      on_stack.insert(p.node);
-      pushed = true;
+    Entry& top = stack.back();
+    const onnx::NodeProto* n = top.node;
+    if (visited_.count(n)) {
+      stack.pop_back();
+      continue;
     }
-    if (pushed) continue;
+    if (!top.expanded) {
+      top.expanded = true;
+      in_progress.insert(n);
+      for (const auto& in : n->input()) {
+        if (in.empty() || Known(in)) continue;
+        Producer p = index_->ProducerOf(in);
+        // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
+        if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node) || in_progress.count(p.node)) continue;
+        stack.push_back({p.node, false});
+      }
+      continue;
+    }
     stack.pop_back();
-    on_stack.erase(n);
-    if (!visited_.insert(n).second) continue;
+    in_progress.erase(n);
+    visited_.insert(n);
     std::string ignored;
     Infer(*n, /*strict=*/false, &ignored);
   }

@@ -346,6 +346,37 @@ rule {
   CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
 
+TEST_CASE("ranks are inferred through diamonds: a producer read twice is typed before its consumers", "[engine]") {
+  // torch's softmax-like exp(s - max(s)) records no shape: the oracle walks back
+  // through Sub(Div, ReduceMax(Div)), where Div is reached along two paths.
+  RuleSet rules = RulesFromText(R"rule(
+rule {
+  id: "aten-mm2"
+  match { aten: "mm2" }
+  signature: "aten::mm2(Tensor self) -> Tensor"
+  alternative {
+    min_opset: 9
+    when: "rank(self) == 3"
+    replace: "out = Identity(self)"
+  }
+}
+)rule");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 11, "org.pytorch.aten" : 1] >
+    g (float[2,5,5] s, float c) => (float y) {
+      d = Div(s, c)
+      m = ReduceMax<axes = [-1], keepdims = 1>(d)
+      e = Sub(d, m)
+      x = Exp(e)
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(x)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  INFO((report->remaining.empty() ? std::string() : report->remaining[0].reason));
+  CHECK(report->rewritten.size() == 1);
+  CHECK(report->remaining.empty());
+}
+
 TEST_CASE("dims() reads static sizes, None where a dim is symbolic, through standard nodes", "[engine]") {
   RuleSet rules = RulesFromText(R"rule(
 rule {
