@@ -1,6 +1,7 @@
 #include "rules/rule_parser.h"
 
 #include <cctype>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -46,7 +47,7 @@ bool ValidId(const std::string& id) {
 class RuleCompiler {
  public:
   RuleCompiler(const std::string& file, const std::string& text, std::vector<std::string>* errors)
-      : file_(file), text_(text), errors_(errors) {}
+      : file_(file), text_(std::make_shared<const std::string>(text)), errors_(errors) {}
 
   std::unique_ptr<Rule> Compile(const rulefile::Rule& msg, const pb::TextFormat::ParseInfoTree* tree,
                                 SourceLocation where) {
@@ -280,7 +281,7 @@ class RuleCompiler {
   }
 
   const std::string& file_;
-  const std::string& text_;
+  std::shared_ptr<const std::string> text_;  // shared by the StringSources of this file
   std::vector<std::string>* errors_;
 };
 

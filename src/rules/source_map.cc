@@ -11,8 +11,14 @@ std::string SourceLocation::ToString() const {
   return fmt::format("{}:{}:{}", file, line, column);
 }
 
-StringSource::StringSource(const std::string& file, const std::string& text, int line0, int col0) {
-  field_ = SourceLocation{file, line0 + 1, col0 + 1};
+StringSource::StringSource(const std::string& file, std::shared_ptr<const std::string> file_text, int line0, int col0)
+    : field_{file, line0 + 1, col0 + 1}, text_(std::move(file_text)) {}
+
+std::vector<std::pair<int, int>> StringSource::DecodePositions() const {
+  std::vector<std::pair<int, int>> positions;
+  if (!text_) return positions;
+  const std::string& text = *text_;
+  const int line0 = field_.line - 1, col0 = field_.column - 1;
   // Find the byte offset of (line0, col0).
   size_t p = 0;
   int line = 0;
@@ -54,7 +60,7 @@ StringSource::StringSource(const std::string& file, const std::string& text, int
       } else {
         advance(1);
       }
-      positions_.push_back(at);
+      positions.push_back(at);
     }
     end = {cur_line, cur_col};  // the closing quote: where "end of value" errors point
     advance(1);
@@ -65,12 +71,14 @@ StringSource::StringSource(const std::string& file, const std::string& text, int
       else break;
     }
   }
-  positions_.push_back(end);  // one past the last character
+  positions.push_back(end);  // one past the last character
+  return positions;
 }
 
 SourceLocation StringSource::Locate(size_t offset) const {
-  if (positions_.empty()) return field_;
-  const auto& at = positions_[offset < positions_.size() ? offset : positions_.size() - 1];
+  const std::vector<std::pair<int, int>> positions = DecodePositions();
+  if (positions.empty()) return field_;
+  const auto& at = positions[offset < positions.size() ? offset : positions.size() - 1];
   return SourceLocation{field_.file, at.first, at.second};
 }
 

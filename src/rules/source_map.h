@@ -3,7 +3,9 @@
 // exact character even when the value spans several concatenated literals.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace remap {
@@ -19,16 +21,22 @@ struct SourceLocation {
 class StringSource {
  public:
   StringSource() = default;
-  // `file_text` is the whole rule file; (line0, col0) is the 0-based position
-  // of the field name, as protobuf's ParseInfoTree records it.
-  StringSource(const std::string& file, const std::string& file_text, int line0, int col0);
+  // `file_text` is the whole rule file, shared by every field of it; (line0,
+  // col0) is the 0-based position of the field name, as protobuf's
+  // ParseInfoTree records it.
+  StringSource(const std::string& file, std::shared_ptr<const std::string> file_text, int line0, int col0);
 
+  // Decodes the literals only when asked: locations are wanted for errors,
+  // and decoding every field of every rule file at load cost a fifth of it.
   SourceLocation Locate(size_t offset) const;
   const SourceLocation& field() const { return field_; }
 
  private:
+  // The 1-based position of each decoded character, and one past the last.
+  std::vector<std::pair<int, int>> DecodePositions() const;
+
   SourceLocation field_;
-  std::vector<std::pair<int, int>> positions_;  // per decoded character, 1-based
+  std::shared_ptr<const std::string> text_;
 };
 
 }  // namespace remap
