@@ -37,6 +37,26 @@ void AddModelOptions(CLI::App* cmd, ModelArgs* args, const char* inputs_help) {
   AddRuleOptions(cmd, &args->rules);
 }
 
+void AddDataFilesOption(CLI::App* cmd, std::string* mode) {
+  cmd->add_option("--data-files", *mode,
+                  "How external data files reach another output folder: auto (default: reflink, else hard link, else "
+                  "copy), reflink, link or copy")
+      ->check(CLI::IsMember({"auto", "reflink", "link", "copy"}));
+}
+
+void AddWeightOptions(CLI::App* cmd, ModelArgs* args) {
+  CLI::Option* ext = cmd->add_flag("--save-external-data", args->save_external_data,
+                                   "Move initializers of --external-data-threshold bytes or more to one external data "
+                                   "file next to the output (done anyway for a model past 2 GiB)");
+  cmd->add_flag("--save-embedded", args->save_embedded,
+                "Read external data back into the model (refused when it would pass protobuf's 2 GiB limit)")
+      ->excludes(ext);
+  cmd->add_option("--external-data-threshold", args->external_threshold,
+                  "Initializers of this many bytes or more go to the external data file (default 1024)");
+  cmd->add_option("--external-data-file", args->external_file,
+                  "Name of that file, relative to the output's folder (default: the output's file name + .data)");
+}
+
 // Hidden (empty group): the generators themselves leave it out of what they describe.
 void AddGenerateOption(CLI::App* app) {
   app->add_option_function<std::string>(
@@ -69,6 +89,8 @@ void BuildCommandLine(CommandLine* cl) {
   rw->add_flag("--skip-existing", cl->rewrite.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
   rw->add_option("--other-files", cl->rewrite.other_files, "Files other than models in an input folder: skip (default) or copy")
       ->check(CLI::IsMember({"skip", "copy"}));
+  AddDataFilesOption(rw, &cl->rewrite.data_files);
+  AddWeightOptions(rw, &cl->rewrite);
   cl->rewrite_cmd = rw;
 
   cl->scan_cmd = app.add_subcommand("scan", "List the unmapped nodes of models and the rules that cover them");
@@ -91,6 +113,8 @@ void BuildCommandLine(CommandLine* cl) {
   cv->add_option("--report-format", conv.report_format, "Format of --report: json (default) or junit")
       ->check(CLI::IsMember({"json", "junit"}));
   cv->add_option("-j,--jobs", conv.jobs, "Models processed in parallel (default: one per core)")->check(CLI::Range(1, 1024));
+  AddDataFilesOption(cv, &conv.data_files);
+  AddWeightOptions(cv, &conv);
   cv->add_flag("--skip-existing", conv.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
   cv->add_flag("-v,--verbose", [&conv](int64_t n) { conv.verbosity = static_cast<int>(n); }, "List every adapted node");
   cv->add_flag("-q,--quiet", [&conv](int64_t) { conv.verbosity = -1; }, "Print only errors");

@@ -1,6 +1,7 @@
 // The subcommands of the onnx-remap CLI. Each returns the process exit code.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ struct ModelArgs {
   std::string shard;                 // --shard I/N
   bool skip_existing = false;
   std::string other_files = "skip";  // --other-files skip|copy
+  std::string data_files = "auto";   // --data-files auto|reflink|link|copy
+  bool save_external_data = false;   // --save-external-data
+  bool save_embedded = false;        // --save-embedded
+  uint64_t external_threshold = 1024;  // --external-data-threshold BYTES
+  std::string external_file;           // --external-data-file NAME
   int verbosity = 0;                 // -v: 1, -q: -1
   RuleOptions rules;
 };

@@ -77,6 +77,12 @@ class Command {
     options.pipeline.target = args_.target;
     options.pipeline.dry_run = args_.dry_run;
     options.pipeline.keep_inferred_types = args_.infer_shapes;
+    ParseDataFileMode(args_.data_files, &options.pipeline.data_files);  // CLI11 checked the name
+    options.pipeline.weights = args_.save_external_data ? WeightStorage::kExternal
+                               : args_.save_embedded      ? WeightStorage::kEmbedded
+                                                          : WeightStorage::kAsIs;
+    options.pipeline.external_threshold = args_.external_threshold;
+    options.pipeline.external_file = args_.external_file;
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;
     options.jobs = args_.jobs;

@@ -12,6 +12,7 @@
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "saver/model_validator.h"
+#include "saver/weight_storage.h"
 
 namespace remap {
 
@@ -60,6 +61,31 @@ Status OutputIsDataFile(const onnx::ModelProto& model, const std::string& in_dir
       if (data == out || fs::equivalent(data, out, ec))
         return Status(ErrorCode::kOutputFailed,
                       fmt::format("{}: is the external data file '{}' the model refers to; nothing written", output, rel));
+    }
+  }
+  return Status::Ok();
+}
+
+// The file the weights go to must be a plain relative name, and none of the
+// files the model refers to (the input's data is never written), nor the
+// output itself.
+Status CheckDataFileName(const onnx::ModelProto& model, const std::string& in_dir, const std::string& out_dir,
+                         const std::string& output, const std::string& name) {
+  if (!ValidDataFileName(name))
+    return Status(ErrorCode::kUsage,
+                  fmt::format("--external-data-file '{}': expected a relative path without '..'", name));
+  const fs::path data = (fs::path(out_dir) / name).lexically_normal();
+  std::error_code ec;
+  if (data == fs::absolute(output).lexically_normal() || fs::equivalent(data, output, ec))
+    return Status(ErrorCode::kUsage, fmt::format("--external-data-file '{}' is the output model itself", name));
+  for (const std::string& rel : ExternalDataFiles(model)) {
+    for (const std::string& dir : {in_dir, out_dir}) {
+      const fs::path used = (fs::path(dir) / rel).lexically_normal();
+      if (used == data || fs::equivalent(used, data, ec))
+        return Status(ErrorCode::kOutputFailed,
+                      fmt::format("{}: is the external data file '{}' the model refers to; choose another "
+                                  "--external-data-file; nothing written",
+                                  data.string(), rel));
     }
   }
   return Status::Ok();
@@ -146,12 +172,34 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     const std::string out_dir = fs::absolute(output).parent_path().string();
     Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
     if (!clash.ok()) return run.Fail(PipelineStage::kCopyData, clash);
+    if (options.weights == WeightStorage::kEmbedded) {
+      Status embedded = EmbedExternalData(&*model, in_dir, kProtobufLimit);
+      if (!embedded.ok())
+        return run.Fail(PipelineStage::kCopyData,
+                        Status(embedded.code(), fmt::format("{}: {}", output, embedded.message())));
+    }
+    // Before the data file is chosen: the model's own files must not be taken for it.
+    const bool externalize = options.weights == WeightStorage::kExternal ||
+                             (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() > kProtobufLimit);
+    std::string data_name;
+    if (externalize) {
+      data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
+      Status name = CheckDataFileName(*model, in_dir, out_dir, output, data_name);
+      if (!name.ok()) return run.Fail(PipelineStage::kCopyData, name);
+    }
     std::vector<std::string> created;
-    Status copied = CopyExternalData(*model, in_dir, out_dir, &created);
+    Status copied = CopyExternalData(*model, in_dir, out_dir, &created, options.data_files);
     if (!copied.ok()) {
       RemoveCreated(created);
       return run.Fail(PipelineStage::kCopyData,
                       Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
+    }
+    if (externalize) {
+      Status moved = MoveWeightsToFile(&*model, out_dir, data_name, options.external_threshold, &created);
+      if (!moved.ok()) {
+        RemoveCreated(created);
+        return run.Fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));
+      }
     }
     Status saved = SaveModel(*model, output);
     if (!saved.ok()) {

@@ -11,8 +11,12 @@
 #include "core/status.h"
 #include "engine/rewrite_report.h"
 #include "rules/rule_set.h"
+#include "saver/data_file_placer.h"
+#include "saver/weight_storage.h"
 
 namespace remap {
+
+enum class WeightStorage { kAsIs, kExternal, kEmbedded };
 
 enum class PipelineMode {
   kRewrite,  // rewrite, validate, write the result (unless dry_run)
@@ -37,6 +41,17 @@ struct PipelineOptions {
   // Keep the value_info and output types ONNX shape inference adds while
   // validating (off: the model keeps the types its exporter wrote).
   bool keep_inferred_types = false;
+  // kRewrite into another folder: how the output gets the input's external
+  // data files (reflink, hard link or in-kernel copy; never read by us).
+  DataFileMode data_files = DataFileMode::kAuto;
+  // kRewrite: where the output keeps its weights. kAsIs keeps them where the
+  // input has them, except that a model past protobuf's 2 GiB limit gets its
+  // initializers of `external_threshold` bytes or more moved to `external_file`
+  // (the only way it can be saved); kExternal does that for any model;
+  // kEmbedded reads external data back in, refusing past the limit.
+  WeightStorage weights = WeightStorage::kAsIs;
+  uint64_t external_threshold = kDefaultExternalThreshold;
+  std::string external_file;  // relative to the output's folder; "": <output file name>.data
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;

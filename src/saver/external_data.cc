@@ -1,14 +1,12 @@
 #include "saver/external_data.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "model/external_data_check.h"
 #include "model/graph_index.h"
-#include "saver/atomic_writer.h"
 
 namespace remap {
 
@@ -38,14 +36,6 @@ void FromGraph(const onnx::GraphProto& g, std::set<std::string>* out) {
   }
 }
 
-bool SameContent(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  if (fs::file_size(a, ec) != fs::file_size(b, ec) || ec) return false;
-  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
-  return std::equal(std::istreambuf_iterator<char>(fa), std::istreambuf_iterator<char>(),
-                    std::istreambuf_iterator<char>(fb));
-}
-
 }  // namespace
 
 std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
@@ -62,7 +52,7 @@ std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
 }
 
 Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
-                        std::vector<std::string>* created) {
+                        std::vector<std::string>* created, DataFileMode mode) {
   std::vector<std::string> files = ExternalDataFiles(model);
   if (files.empty()) return Status::Ok();
   std::error_code ec;
@@ -74,10 +64,12 @@ Status CopyExternalData(const onnx::ModelProto& model, const std::string& source
     if (!LocationInside(source_dir, rel, &why)) return Status(ErrorCode::kInvalidModel, why);
     if (!fs::exists(from, ec))
       return Status(ErrorCode::kInvalidModel, fmt::format("external data file {} does not exist", from.string()));
+    const Status other = Status(
+        ErrorCode::kOutputFailed,
+        fmt::format("{} exists with other content; it would be overwritten by the model's external data", to.string()));
     if (fs::exists(to, ec)) {
-      if (SameContent(from, to)) continue;
-      return Status(ErrorCode::kOutputFailed,
-                    fmt::format("{} exists with other content; it would be overwritten by the model's external data", to.string()));
+      if (SameFileContent(from.string(), to.string())) continue;
+      return other;
     }
     // Folders this call creates are recorded too (outermost first), so that
     // removing `created` in reverse order leaves the target as it was.
@@ -86,9 +78,15 @@ Status CopyExternalData(const onnx::ModelProto& model, const std::string& source
     fs::create_directories(to.parent_path(), ec);
     if (created)
       for (auto it = missing.rbegin(); it != missing.rend(); ++it) created->push_back(it->string());
-    Status copied = CopyFileAtomically(from.string(), to.string());
-    if (!copied.ok())
-      return Status(ErrorCode::kOutputFailed, fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), copied.message()));
+    const Placement placed = PlaceDataFile(from.string(), to.string(), mode);
+    if (placed.outcome == PlaceOutcome::kFailed)
+      return Status(ErrorCode::kOutputFailed,
+                    fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), placed.error));
+    // Another writer got there first (two runs into one folder): fine if it is the same data.
+    if (placed.outcome == PlaceOutcome::kExisted) {
+      if (SameFileContent(from.string(), to.string())) continue;
+      return other;
+    }
     if (created) created->push_back(to.string());
   }
   return Status::Ok();

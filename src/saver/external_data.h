@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/status.h"
+#include "saver/data_file_placer.h"
 
 namespace remap {
 
@@ -16,13 +17,15 @@ namespace remap {
 // (initializers at any depth, sparse initializers, tensor attributes).
 std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model);
 
-// Copies those files from `source_dir` to `target_dir` (no-op when the folders
-// are the same), each written atomically. A file already at the target with
-// other content is an error, not overwritten; one with the same content is
-// kept. The paths of the files and folders this call created go to `created`
-// (when given), so a caller whose model then fails to save can remove them
-// again, in reverse order.
+// Puts those files from `source_dir` into `target_dir` (no-op when the folders
+// are the same: the output then shares the input's files, which nothing
+// writes), each reflinked, hard-linked or copied in the kernel as `mode` says
+// (data_file_placer.h), and appearing whole or not at all. A file already at
+// the target is never written to: the same file or the same bytes are kept,
+// other content is an error. The paths of the files and folders this call
+// created go to `created` (when given), so a caller whose model then fails to
+// save can remove them again, in reverse order.
 Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
-                        std::vector<std::string>* created = nullptr);
+                        std::vector<std::string>* created = nullptr, DataFileMode mode = DataFileMode::kAuto);
 
 }  // namespace remap

@@ -35,13 +35,14 @@ rewrite "$WORK/in/big.onnx" -o "$WORK/ref/new.onnx"; check "large model: uninter
 rewrite "$WORK/in/old.onnx" -o "$WORK/ref/old.onnx"; check "large model: the old output is written" test $? -eq 0
 NEW=$(sha "$WORK/ref/new.onnx") OLD=$(sha "$WORK/ref/old.onnx") IN=$(sha "$WORK/in/big.onnx")
 
-# kill_mid_write OUT INPUT: starts the rewrite, waits until it holds a file in
+# kill_mid_write OUT INPUT [ARGS...]: starts the rewrite (with ARGS), waits until it holds a file in
 # OUT's folder other than OUT and INPUT (its temp file: the writing has begun),
 # waits 0-90 ms more and kills it. Sets $mid to 1 when it was still running.
 kill_mid_write() {
   local out=$1 input=$2 dir fd t seen=""
+  shift 2
   dir=$(dirname "$out")
-  "$BIN" rewrite "$input" -o "$out" >/dev/null 2>&1 &
+  "$BIN" rewrite "$input" -o "$out" "$@" >/dev/null 2>&1 &
   local pid=$!
   local i=0
   while [[ $i -lt 3000 && -z $seen ]]; do
@@ -84,7 +85,8 @@ check "kill -9 in place: the model is the input or the rewritten one, complete" 
 check "kill -9 in place: no temporary file is left" test "$(names "$WORK/kill-inplace")" = "model.onnx "
 
 # Killed while copying the model's external data to the output's folder: what
-# is there is complete (the data file, then the model), nothing else.
+# is there is complete (the data file, then the model), nothing else. A copy
+# (--data-files copy): the default hard link has nothing to interrupt.
 mkdir -p "$WORK/in-ext" "$WORK/kill-ext"
 "$MAKE" "$WORK/in-ext/model.onnx" $((MIB / 4 + 1)) 1 w.bin
 rewrite "$WORK/in-ext/model.onnx" -o "$WORK/ref/ext-new.onnx"
@@ -92,7 +94,7 @@ EXTNEW=$(sha "$WORK/ref/ext-new.onnx") EXTDATA=$(sha "$WORK/in-ext/w.bin")
 rm -f "$WORK/ref/w.bin"
 for round in 1 2; do
   rm -rf "$WORK/kill-ext" && mkdir "$WORK/kill-ext"
-  kill_mid_write "$WORK/kill-ext/model.onnx" "$WORK/in-ext/model.onnx"
+  kill_mid_write "$WORK/kill-ext/model.onnx" "$WORK/in-ext/model.onnx" --data-files copy
   ok=1
   for f in "$WORK/kill-ext"/* "$WORK/kill-ext"/.[!.]*; do
     [[ -e $f ]] || continue
@@ -139,13 +141,17 @@ check "ulimit -f: the old output is unchanged, nothing left behind" \
 (ulimit -f 1024; "$BIN" rewrite "$WORK/in/four.onnx" -o "$WORK/full/new.onnx" >/dev/null 2>&1)
 check "ulimit -f: no new output is created" test "$(names "$WORK/full")" = "out.onnx "
 
-# External data that does not fit: no data file, no folder left.
+# External data that does not fit (copied: a hard link writes no data): no
+# data file, no folder left.
 mkdir -p "$WORK/in-ext4/data" "$WORK/full-ext"
 "$MAKE" "$WORK/in-ext4/model.onnx" 4 5 data/w.bin
-out=$(ulimit -f 1024; "$BIN" rewrite "$WORK/in-ext4/model.onnx" -o "$WORK/full-ext/model.onnx" 2>&1); code=$?
+out=$(ulimit -f 1024; "$BIN" rewrite "$WORK/in-ext4/model.onnx" -o "$WORK/full-ext/model.onnx" --data-files copy 2>&1); code=$?
 check "ulimit -f, external data: exit 6 (got $code)" test $code -eq 6
 check "ulimit -f, external data: the error names the data file" grep -Eq "cannot copy external data .*data/w.bin.*File too large" <<<"$out"
 check "ulimit -f, external data: nothing left behind (no data, no data/ folder)" test -z "$(names "$WORK/full-ext")"
+out=$(ulimit -f 1024; "$BIN" rewrite "$WORK/in-ext4/model.onnx" -o "$WORK/full-ext/model.onnx" 2>&1); code=$?
+check "ulimit -f, external data hard-linked (the default): no data written, exit 0 (got $code)" \
+  test $code -eq 0 -a "$(stat -c %i "$WORK/full-ext/data/w.bin")" = "$(stat -c %i "$WORK/in-ext4/data/w.bin")"
 
 # The data is copied, then the model cannot be saved: the copied data goes.
 mkdir -p "$WORK/dest-dir/model.onnx"
