@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "saver/model_validator.h"
+#include "saver/spliced_writer.h"
 
 namespace remap {
 
@@ -110,7 +112,19 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     return run.Fail(PipelineStage::kLoad,
                     Status(ErrorCode::kUsage, fmt::format("unknown target '{}' (known targets: {})", options.target,
                                                           rules.TargetNames())));
-  auto model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
+  // Weights are bytes to move, not to parse, when they go from file to file.
+  const bool splice = !source.bytes && source.model_dir.empty() && options.mode == PipelineMode::kRewrite &&
+                      !options.dry_run && !options.keep_model && options.splice_min_bytes > 0;
+  std::shared_ptr<SplicedSource> spliced_source;
+  Expected<onnx::ModelProto> model = Status(ErrorCode::kInputUnreadable, "");
+  if (splice) {
+    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes);
+    if (!loaded) return run.Fail(PipelineStage::kLoad, loaded.status());
+    model = std::move(loaded->model);
+    spliced_source = std::move(loaded->source);
+  } else {
+    model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
+  }
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
   const std::string in_dir = ModelDir(source);
   // Before validation or the saver reads or copies a data file. A scan reads no tensor data.
@@ -143,6 +157,9 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     }
   }
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
+    // The marks come off before anything copies or checks external data files.
+    std::vector<SplicedInitializer> spliced;
+    if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
     const std::string out_dir = fs::absolute(output).parent_path().string();
     Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
     if (!clash.ok()) return run.Fail(PipelineStage::kCopyData, clash);
@@ -153,7 +170,8 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
       return run.Fail(PipelineStage::kCopyData,
                       Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
     }
-    Status saved = SaveModel(*model, output);
+    Status saved = spliced_source ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, &r.spliced_bytes)
+                                  : SaveModel(*model, output);
     if (!saved.ok()) {
       RemoveCreated(created);
       return run.Fail(PipelineStage::kSave, saved);
