@@ -2,6 +2,7 @@
 // models (files or folders), runs them as a batch, renders what came back
 // for people (text) and machines (--json, --report), and picks the exit code.
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/core.h>
@@ -83,6 +84,14 @@ class Command {
                                                           : WeightStorage::kAsIs;
     options.pipeline.external_threshold = args_.external_threshold;
     options.pipeline.external_file = args_.external_file;
+    if (const char* splice = std::getenv("ONNX_REMAP_SPLICE_MIN_BYTES")) {
+      // Tests set it low to send small fixtures through the spliced save.
+      const std::string text = splice;
+      if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+        return Fail(Status(ErrorCode::kUsage,
+                           fmt::format("ONNX_REMAP_SPLICE_MIN_BYTES={}: expected a byte count (0: never splice)", text)));
+      options.pipeline.splice_min_bytes = std::stoull(text);
+    }
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;
     options.jobs = args_.jobs;

@@ -2,20 +2,29 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <unordered_set>
+#include <vector>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 
 #include "model/model_structure.h"
+#include "model/tensor_size.h"
+#include "model/wire_format_scan.h"
 
 namespace remap {
 
-Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name) {
-  if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
-  onnx::ModelProto model;
+namespace {
+
+bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                  static_cast<int>(bytes.size()));
   stream.SetTotalBytesLimit(INT32_MAX);
@@ -23,13 +32,10 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::strin
   // types nest a few more: room for kMaxSubgraphDepth, while the parser's own
   // recursion stays shallow. Deeper models fail here and are measured below.
   stream.SetRecursionLimit(3 * kMaxSubgraphDepth + 24);
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
-    if (depth > kMaxSubgraphDepth)
-      return Status(ErrorCode::kInvalidModel, fmt::format("{}: subgraphs nested {} deep (the limit is {})", name, depth,
-                                                          kMaxSubgraphDepth));
-    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
-  }
+  return model->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
+Status CheckParsed(const onnx::ModelProto& model, const std::string& name) {
   // Random bytes can parse as a message made only of unknown fields; a model has a graph.
   if (!model.has_graph()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph)", name));
   if (model.ir_version() <= 0)
@@ -38,6 +44,54 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::strin
     return Status(ErrorCode::kInvalidModel, fmt::format("{}: model has no opset_import", name));
   Status structure = CheckModelStructure(model);
   if (!structure.ok()) return Status(structure.code(), fmt::format("{}: {}", name, structure.message()));
+  return Status::Ok();
+}
+
+// The scan's cut raw_data must be what the parsed tensor declares; anything
+// else goes the plain way, which reports it.
+bool LeftOutFits(const onnx::ModelProto& model, const std::vector<WireRawData>& left_out) {
+  std::unordered_set<std::string> names;  // the marks are found again by name
+  for (const WireRawData& r : left_out) {
+    if (r.initializer_index >= model.graph().initializer_size()) return false;
+    const onnx::TensorProto& t = model.graph().initializer(r.initializer_index);
+    if (!names.insert(t.name()).second) return false;
+    const std::optional<int64_t> count = DeclaredElementCount(t);
+    const size_t bytes = ElementBytes(t.data_type());
+    if (t.has_raw_data() || !count || bytes == 0 || static_cast<uint64_t>(*count) != r.length / bytes ||
+        r.length % bytes != 0)
+      return false;
+    if (HeldElementCount(t).value_or(0) != 0) return false;  // typed data besides: two value fields
+  }
+  return true;
+}
+
+// The scan of a regular file through a read-only mapping: only the pages of
+// the headers are touched, the weights stay on disk. nullopt: load it whole.
+std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
+  if (size == 0) return std::nullopt;
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return std::nullopt;
+  // The scan jumps from header to header; read-ahead of the weights would be wasted.
+  ::madvise(map, size, MADV_RANDOM);
+  std::optional<WireScan> scan = ScanForLargeRawData(static_cast<const char*>(map), size, min_bytes);
+  ::munmap(map, size);
+  return scan;
+}
+
+}  // namespace
+
+Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name) {
+  if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
+  onnx::ModelProto model;
+  if (!ParseBytes(bytes, &model)) {
+    const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
+    if (depth > kMaxSubgraphDepth)
+      return Status(ErrorCode::kInvalidModel, fmt::format("{}: subgraphs nested {} deep (the limit is {})", name, depth,
+                                                          kMaxSubgraphDepth));
+    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
+  }
+  Status checked = CheckParsed(model, name);
+  if (!checked.ok()) return checked;
   return model;
 }
 
@@ -66,6 +120,34 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path) {
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
   return ParseModel(bytes, path);
+}
+
+Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes) {
+  auto whole = [&]() -> Expected<SplicedModel> {
+    auto model = LoadModel(path);
+    if (!model) return model.status();
+    return SplicedModel{std::move(*model), nullptr};
+  };
+  std::error_code ec;
+  // A symbolic link's target may be outside its folder, where the marks
+  // (external data of the input's name) would be refused.
+  if (min_bytes == 0 || std::filesystem::is_symlink(path, ec) || !std::filesystem::is_regular_file(path, ec))
+    return whole();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return whole();
+  auto source = std::make_shared<SplicedSource>(fd, path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > INT32_MAX) return whole();
+  std::optional<WireScan> scan = ScanFile(fd, static_cast<size_t>(st.st_size), min_bytes);
+  if (!scan) return whole();
+  SplicedModel out;
+  if (!ParseBytes(scan->reduced, &out.model) || !out.model.has_graph() || !LeftOutFits(out.model, scan->left_out))
+    return whole();
+  scan->reduced = std::string();
+  MarkSpliced(out.model.mutable_graph(), scan->left_out, std::filesystem::path(path).filename().string(), source.get());
+  if (!CheckParsed(out.model, path).ok()) return whole();
+  out.source = std::move(source);
+  return out;
 }
 
 }  // namespace remap

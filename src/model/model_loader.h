@@ -2,11 +2,14 @@
 // so IR 9/10 models and newer opsets survive a rewrite untouched).
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include <onnx/onnx_pb.h>
 
 #include "core/status.h"
+#include "model/spliced_source.h"
 
 namespace remap {
 
@@ -14,5 +17,19 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path);
 
 // Parses bytes already in memory; `name` is used in messages.
 Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name);
+
+// A model loaded with its large weights left in the file.
+struct SplicedModel {
+  onnx::ModelProto model;
+  // The input file and the marks (model/spliced_source.h); null when nothing
+  // was left out and the model is whole.
+  std::shared_ptr<SplicedSource> source;
+};
+
+// LoadModel, except that main-graph initializers with at least `min_bytes`
+// of raw_data keep it in the file: they are marked (spliced_source.h) and
+// cost no memory. A model this does not handle (a pipe, a symbolic link,
+// anything malformed) is loaded whole by LoadModel, with its errors.
+Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes);
 
 }  // namespace remap

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "saver/model_validator.h"
+#include "saver/spliced_writer.h"
 #include "saver/weight_storage.h"
 
 namespace remap {
@@ -136,7 +138,21 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     return run.Fail(PipelineStage::kLoad,
                     Status(ErrorCode::kUsage, fmt::format("unknown target '{}' (known targets: {})", options.target,
                                                           rules.TargetNames())));
-  auto model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
+  // Weights are bytes to move, not to parse, when they go from file to file
+  // as they are (moving them to or from a data file needs them in memory).
+  const bool splice = !source.bytes && source.model_dir.empty() && options.mode == PipelineMode::kRewrite &&
+                      !options.dry_run && !options.keep_model && options.splice_min_bytes > 0 &&
+                      options.weights == WeightStorage::kAsIs;
+  std::shared_ptr<SplicedSource> spliced_source;
+  Expected<onnx::ModelProto> model = Status(ErrorCode::kInputUnreadable, "");
+  if (splice) {
+    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes);
+    if (!loaded) return run.Fail(PipelineStage::kLoad, loaded.status());
+    model = std::move(loaded->model);
+    spliced_source = std::move(loaded->source);
+  } else {
+    model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
+  }
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
   const std::string in_dir = ModelDir(source);
   // Before validation or the saver reads or copies a data file. A scan reads no tensor data.
@@ -169,6 +185,9 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     }
   }
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
+    // The marks come off before anything copies or checks external data files.
+    std::vector<SplicedInitializer> spliced;
+    if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
     const std::string out_dir = fs::absolute(output).parent_path().string();
     Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
     if (!clash.ok()) return run.Fail(PipelineStage::kCopyData, clash);
@@ -179,8 +198,16 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
                         Status(embedded.code(), fmt::format("{}: {}", output, embedded.message())));
     }
     // Before the data file is chosen: the model's own files must not be taken for it.
+    uint64_t spliced_size = 0;
+    for (const SplicedInitializer& s : spliced) spliced_size += s.length;
     const bool externalize = options.weights == WeightStorage::kExternal ||
-                             (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() > kProtobufLimit);
+                             (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() + spliced_size > kProtobufLimit);
+    // Spliced weights are not in memory to move: only a rewrite that grew a
+    // model of nearly 2 GiB gets here, and loading it whole does it.
+    if (externalize && !spliced.empty())
+      return run.Fail(PipelineStage::kSave,
+                      Status(ErrorCode::kOutputFailed,
+                             fmt::format("{}: the result would pass 2 GiB; rerun with --save-external-data; nothing written", output)));
     std::string data_name;
     if (externalize) {
       data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
@@ -201,7 +228,8 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
         return run.Fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));
       }
     }
-    Status saved = SaveModel(*model, output);
+    Status saved = spliced_source ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, &r.spliced_bytes)
+                                  : SaveModel(*model, output);
     if (!saved.ok()) {
       RemoveCreated(created);
       return run.Fail(PipelineStage::kSave, saved);

@@ -3,6 +3,7 @@
 // batch conversion are thin callers; what happened comes back as values.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -55,6 +56,11 @@ struct PipelineOptions {
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;
+  // kRewrite to a file: main-graph initializers with at least this many bytes
+  // of raw_data are not parsed but copied from the input file to the output
+  // (0: never; see saver/spliced_writer.h). Not done for bytes in memory,
+  // keep_model or a model_dir of its own: those get the model whole.
+  uint64_t splice_min_bytes = 64 * 1024;
 };
 
 // A model to process: a path, or bytes already in memory. `path` names the
@@ -84,6 +90,7 @@ struct ModelResult {
   bool has_report = false;  // the rewrite ran: `report` is filled
   RewriteReport report;
   bool written = false;
+  uint64_t spliced_bytes = 0;  // raw_data copied from the input file to the output unparsed
   double seconds = 0;  // wall time of this model
   std::optional<onnx::ModelProto> model;  // with keep_model, once rewritten
 };

@@ -207,6 +207,10 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
   return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); });
 }
 
+Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill) {
+  return ReplaceAtomically(path, fill);
+}
+
 Status CopyFileAtomically(const std::string& from, const std::string& path) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", from, std::strerror(errno)));

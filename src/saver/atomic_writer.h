@@ -16,6 +16,7 @@
 // kernel kills it instead of failing the write (the CLI does).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/status.h"
@@ -24,6 +25,10 @@ namespace remap {
 
 // An existing file keeps its permission bits; a new one gets 0644.
 Status WriteFileAtomically(const std::string& path, const std::string& bytes);
+
+// Writes `path` from `fill(fd)`, which writes the content to the open temp
+// file and returns "" or the name of the call that failed (errno says why).
+Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill);
 
 // Copies `from` to `path` the same way. Each writer has its own temp file, so
 // several threads or processes writing one path each end with a complete file

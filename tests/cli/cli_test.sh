@@ -162,6 +162,21 @@ for spec in "aten_deform_conv2d_mask_groups_dyn_op11::torchvision-deform-conv2d"
     '^trt\.plugins::ModulatedDeformConv2d\([^,)]+(, [^,)]+){3,4}\) deformable_group=[0-9]+ dilation=\[[0-9]+,[0-9]+\] group=[0-9]+ padding=\[[0-9]+,[0-9]+\] stride=\[[0-9]+,[0-9]+\]$'
 done
 
+# Large raw_data copied file to file (ONNX_REMAP_SPLICE_MIN_BYTES; docs/cli.md):
+# the same bytes as a full parse and serialize, to another file and in place.
+for spec in "arch_deform_conv_backbone_op13:" "arch_deform_conv_block_op9:" "arch_deform_conv_block_op11:19"; do
+  IFS=: read -r c o <<<"$spec"
+  in=$FIX/torch/$c/model.onnx
+  ONNX_REMAP_SPLICE_MIN_BYTES=0 "$BIN" rewrite "$in" -o "$WORK/$c.plain.onnx" ${o:+--opset $o} -q
+  ONNX_REMAP_SPLICE_MIN_BYTES=1024 "$BIN" rewrite "$in" -o "$WORK/$c.spliced.onnx" ${o:+--opset $o} -q
+  check "splice: $c ${o:+--opset $o }writes the plain path's bytes" cmp "$WORK/$c.plain.onnx" "$WORK/$c.spliced.onnx"
+  cp "$in" "$WORK/$c.inplace.onnx"
+  ONNX_REMAP_SPLICE_MIN_BYTES=1024 "$BIN" rewrite "$WORK/$c.inplace.onnx" -o "$WORK/$c.inplace.onnx" ${o:+--opset $o} -q
+  check "splice: $c ${o:+--opset $o }in place writes the plain path's bytes" cmp "$WORK/$c.plain.onnx" "$WORK/$c.inplace.onnx"
+done
+ONNX_REMAP_SPLICE_MIN_BYTES=64k expect "splice threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_SPLICE_MIN_BYTES=64k: expected a byte count \(0: never splice\)$" -- rewrite "$ASINH" -o "$WORK/splice_bad.onnx"
+check "nothing written for a bad splice threshold" test ! -e "$WORK/splice_bad.onnx"
+
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
 expect "tutorial: DeformConv at opset 19" 0 "-> DeformConv \[torchvision-deform-conv2d\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.19.onnx" --opset 19
