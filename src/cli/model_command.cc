@@ -77,6 +77,7 @@ class Command {
     options.pipeline.target = args_.target;
     options.pipeline.dry_run = args_.dry_run;
     options.pipeline.keep_inferred_types = args_.infer_shapes;
+    options.pipeline.full_validation = args_.validate == "full";
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;
     options.jobs = args_.jobs;

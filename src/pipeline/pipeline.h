@@ -37,6 +37,11 @@ struct PipelineOptions {
   // Keep the value_info and output types ONNX shape inference adds while
   // validating (off: the model keeps the types its exporter wrote).
   bool keep_inferred_types = false;
+  // Validate the whole result (ONNX shape inference and checker over every
+  // graph, a second pass over the model). Off: kRewrite checks only the nodes
+  // the rewrite added (CheckAddedNodes). kCheck, keep_inferred_types and an
+  // opset conversion (it touches every node) always validate in full.
+  bool full_validation = false;
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;
