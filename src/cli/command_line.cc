@@ -86,6 +86,10 @@ void BuildCommandLine(CommandLine* cl) {
   rw->add_flag("--infer-shapes", cl->rewrite.infer_shapes,
                "Also write the value_info that ONNX shape inference adds (by default the output keeps the types it "
                "came with)");
+  rw->add_option("--validate", cl->rewrite.validate,
+                 "What to validate: added (default: the nodes the rewrite added) or full (ONNX shape inference and the "
+                 "checker over the whole result)")
+      ->check(CLI::IsMember({"added", "full"}));
   rw->add_flag("--skip-existing", cl->rewrite.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
   rw->add_option("--other-files", cl->rewrite.other_files, "Files other than models in an input folder: skip (default) or copy")
       ->check(CLI::IsMember({"skip", "copy"}));

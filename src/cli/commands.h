@@ -21,6 +21,7 @@ struct ModelArgs {
   std::string target = "onnx";  // --target
   bool dry_run = false;
   bool infer_shapes = false;         // rewrite --infer-shapes
+  std::string validate = "added";    // rewrite --validate: added | full
   bool json = false;                 // the report as JSON on stdout
   std::string report_path;           // --report FILE
   std::string report_format = "json";  // --report-format json|junit

@@ -92,6 +92,7 @@ class Command {
                            fmt::format("ONNX_REMAP_SPLICE_MIN_BYTES={}: expected a byte count (0: never splice)", text)));
       options.pipeline.splice_min_bytes = std::stoull(text);
     }
+    options.pipeline.full_validation = args_.validate == "full";
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;
     options.jobs = args_.jobs;

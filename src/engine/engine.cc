@@ -34,8 +34,10 @@ InstantiateFn Instantiator(int target_opset, GraphIndex* index) {
 // Rewrites one graph tree (a main graph with its subgraphs, or a function).
 class TreeRewriter {
  public:
-  TreeRewriter(const ClassifyContext& classify, const MatchContext& match, GraphIndex* index, RewriteReport* report)
-      : classify_(classify), match_(match), index_(index), report_(report) {}
+  // `function`: the model-local function this tree is, or null; `added` may be null.
+  TreeRewriter(const ClassifyContext& classify, const MatchContext& match, GraphIndex* index, RewriteReport* report,
+               std::vector<AddedNode>* added, const onnx::FunctionProto* function)
+      : classify_(classify), match_(match), index_(index), report_(report), added_(added), function_(function) {}
 
   void RewriteGraph(onnx::GraphProto* graph, const std::string& path) { RewriteNodes(graph->mutable_node(), path); }
 
@@ -43,6 +45,8 @@ class TreeRewriter {
     NodeListEditor editor(nodes);
     for (int i = 0; i < nodes->size(); ++i) {
       onnx::NodeProto* node = nodes->Mutable(i);
+      // Nodes added inside this node's subgraphs go with it if it is replaced.
+      const size_t added_before = added_ ? added_->size() : 0;
       for (auto& attr : *node->mutable_attribute()) {
         const std::string sub = fmt::format("{}/{}.{}", path, node->name(), attr.name());
         if (attr.has_g()) RewriteGraph(attr.mutable_g(), sub);
@@ -83,9 +87,16 @@ class TreeRewriter {
       for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
       domains_rewritten_.insert(node->domain());
       report_->rewritten.push_back(std::move(outcome));
+      if (added_) added_->resize(added_before);
       editor.Replace(i, std::move(m.replacement));
     }
-    editor.Commit();
+    if (!added_) {
+      editor.Commit();
+      return;
+    }
+    std::vector<const onnx::NodeProto*> placed;
+    editor.Commit(&placed);
+    for (const onnx::NodeProto* n : placed) added_->push_back(AddedNode{n, function_});
   }
 
   // Removes the argument producers (Constant, SequenceConstruct,
@@ -171,6 +182,8 @@ class TreeRewriter {
   const MatchContext& match_;
   GraphIndex* index_;
   RewriteReport* report_;
+  std::vector<AddedNode>* added_;
+  const onnx::FunctionProto* function_;
   std::unordered_set<std::string> dead_candidates_;
   std::unordered_set<const onnx::NodeProto*> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
@@ -261,7 +274,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
     MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index)};
-    TreeRewriter rewriter(classify, match, &index, &report);
+    TreeRewriter rewriter(classify, match, &index, &report, options.added, nullptr);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
     AddImports(model->mutable_opset_import(), rewriter.imports_needed());
@@ -276,7 +289,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
     MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index)};
-    TreeRewriter rewriter(classify, match, &index, &report);
+    TreeRewriter rewriter(classify, match, &index, &report, options.added, &f);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);
     AddImports(f.mutable_opset_import(), rewriter.imports_needed());

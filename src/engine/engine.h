@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "engine/rewrite_report.h"
 #include "rules/rule_set.h"
+#include "saver/model_validator.h"
 
 namespace remap {
 
@@ -22,6 +23,9 @@ struct RewriteOptions {
   std::string target_name = kDefaultTargetName;
   // ...or given directly; when set, target_name is not looked up.
   const Target* target = nullptr;
+  // When set, receives every node the rewrite added, where it is in the
+  // model, so that validation can check only those (CheckAddedNodes).
+  std::vector<AddedNode>* added = nullptr;
 };
 
 // Rewrites `model` in place. An unknown target_name is a kUsage error. On error the model may be partly edited: callers

@@ -165,6 +165,8 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   RewriteOptions rewrite;
   rewrite.target_opset = options.target_opset;
   rewrite.target = target;
+  std::vector<AddedNode> added;
+  rewrite.added = &added;
   auto report = RewriteModel(&*model, rules, rewrite);
   if (!report)
     return run.Fail(PipelineStage::kRewrite,
@@ -177,7 +179,10 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
 
   const bool validate = options.mode == PipelineMode::kCheck || (options.mode == PipelineMode::kRewrite && !options.dry_run);
   if (validate) {
-    Status valid = InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes);
+    const bool full = options.full_validation || options.mode == PipelineMode::kCheck || options.keep_inferred_types ||
+                      r.report.opset_after != r.report.opset_before;
+    Status valid = full ? InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes)
+                        : CheckAddedNodes(*model, added, &r.report.notes);
     if (!valid.ok()) {
       const char* tail = options.mode == PipelineMode::kRewrite ? "; nothing written" : "";
       return run.Fail(PipelineStage::kValidate,

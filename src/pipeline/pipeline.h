@@ -53,6 +53,11 @@ struct PipelineOptions {
   WeightStorage weights = WeightStorage::kAsIs;
   uint64_t external_threshold = kDefaultExternalThreshold;
   std::string external_file;  // relative to the output's folder; "": <output file name>.data
+  // Validate the whole result (ONNX shape inference and checker over every
+  // graph, a second pass over the model). Off: kRewrite checks only the nodes
+  // the rewrite added (CheckAddedNodes). kCheck, keep_inferred_types and an
+  // opset conversion (it touches every node) always validate in full.
+  bool full_validation = false;
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;

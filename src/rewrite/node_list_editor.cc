@@ -10,7 +10,7 @@ void NodeListEditor::Replace(int index, std::vector<onnx::NodeProto> nodes) {
   ++edits_;
 }
 
-void NodeListEditor::Commit() {
+void NodeListEditor::Commit(std::vector<const onnx::NodeProto*>* added) {
   if (edits_ == 0) return;
   const int n = nodes_->size();
   std::vector<onnx::NodeProto*> old(static_cast<size_t>(n));
@@ -21,7 +21,11 @@ void NodeListEditor::Commit() {
       continue;
     }
     delete old[static_cast<size_t>(k)];
-    for (onnx::NodeProto& node : replacements_[static_cast<size_t>(k)]) nodes_->Add()->Swap(&node);
+    for (onnx::NodeProto& node : replacements_[static_cast<size_t>(k)]) {
+      onnx::NodeProto* placed = nodes_->Add();
+      placed->Swap(&node);
+      if (added) added->push_back(placed);
+    }
   }
   replacements_.clear();
   replaced_.clear();

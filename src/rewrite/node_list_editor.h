@@ -18,7 +18,8 @@ class NodeListEditor {
 
   void Replace(int index, std::vector<onnx::NodeProto> nodes);
   bool empty() const { return edits_ == 0; }
-  void Commit();
+  // `added`, when given, receives the replacement nodes where they now are.
+  void Commit(std::vector<const onnx::NodeProto*>* added = nullptr);
 
  private:
   google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes_;

@@ -9,6 +9,7 @@
 
 #include "model/graph_index.h"
 #include "model/inference_guard.h"
+#include "model/opset_import.h"
 #include "model/shape_inference.h"
 
 namespace remap {
@@ -144,6 +145,66 @@ Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool
     std::string what = e.what();
     return Status(ErrorCode::kValidationFailed,
                   fmt::format("the rewritten model fails the ONNX checker: {}", what.substr(0, what.find('\n'))));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Names the subgraphs of `node` read from the scopes around them.
+void CapturedNames(const onnx::GraphProto& g, onnx::checker::LexicalScopeContext* outer) {
+  std::unordered_map<std::string, bool> own;
+  for (const auto& in : g.input()) own[in.name()] = true;
+  for (const auto& init : g.initializer()) own[init.name()] = true;
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) {
+      if (!in.empty() && !own.count(in)) outer->add(in);
+    }
+    ForEachSubgraph(n, [outer](const onnx::GraphProto& sub) { CapturedNames(sub, outer); });
+    for (const auto& o : n.output()) own[o] = true;
+  }
+}
+
+std::unordered_map<std::string, int> OpsetMap(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {
+  std::unordered_map<std::string, int> out;
+  for (const auto& op : ops) out[op.domain()] = static_cast<int>(op.version());
+  return out;
+}
+
+}  // namespace
+
+Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNode>& added,
+                       std::vector<std::string>* notes) {
+  if (!WithinKnownRange(model)) {
+    notes->push_back(fmt::format("the ONNX checker was skipped: the model is IR {} / opset {}, newer than the linked "
+                                 "ONNX library knows (IR {} / opset {})",
+                                 model.ir_version(), DefaultOpset(model.opset_import()), KnownIrVersion(),
+                                 KnownDefaultOpset()));
+    return Status::Ok();
+  }
+  onnx::checker::CheckerContext graph_ctx;
+  graph_ctx.set_ir_version(static_cast<int>(model.ir_version()));
+  graph_ctx.set_opset_imports(OpsetMap(model.opset_import()));
+  std::unordered_map<const onnx::FunctionProto*, onnx::checker::CheckerContext> function_ctx;
+  for (const AddedNode& a : added) {
+    const onnx::checker::CheckerContext* ctx = &graph_ctx;
+    if (a.function) {
+      auto [it, fresh] = function_ctx.try_emplace(a.function);
+      if (fresh) {
+        it->second.set_ir_version(static_cast<int>(model.ir_version()));
+        it->second.set_opset_imports(OpsetMap(a.function->opset_import()));
+      }
+      ctx = &it->second;
+    }
+    onnx::checker::LexicalScopeContext outer;
+    ForEachSubgraph(*a.node, [&outer](const onnx::GraphProto& g) { CapturedNames(g, &outer); });
+    try {
+      onnx::checker::check_node(*a.node, *ctx, outer);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      return Status(ErrorCode::kValidationFailed,
+                    fmt::format("the rewritten model fails the ONNX checker: {}", what.substr(0, what.find('\n'))));
+    }
   }
   return Status::Ok();
 }

@@ -174,3 +174,71 @@ TEST_CASE("a node ONNX's inference would divide by zero on is refused") {
   CHECK(r.status.message().find("MaxPool '' has strides 0: each must be at least 1") != std::string::npos);
   CHECK(ExitCodeFor(r) == kExitInvalidResult);
 }
+
+namespace {
+
+// x -> ATen leaky_relu -> y, next to an untouched Relu that carries an attribute Relu does not have.
+onnx::ModelProto LeakyReluBesideBadRelu() {
+  const std::string text = R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2] x) => (float[2] y, float[2] z) {
+      y = org.pytorch.aten.ATen<operator = "leaky_relu", overload_name = "">(x)
+      z = Relu<bogus = 1>(x)
+    })";
+  onnx::ModelProto model;
+  REQUIRE(onnx::OnnxParser::Parse(model, text.c_str()).IsOK());
+  return model;
+}
+
+RuleSet RulesFrom(const fs::path& dir, const std::string& replace) {
+  const fs::path file = dir / "leaky_relu.textproto";
+  std::ofstream(file) << "rule { id: \"leaky\" match { aten: \"leaky_relu\" }\n"
+                         "  signature: \"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor\"\n"
+                         "  alternative { min_opset: 6 replace: \"" << replace << "\" } }\n";
+  RuleLoadResult loaded = LoadRules(false, {file.string()});
+  REQUIRE(loaded.errors.empty());
+  return std::move(loaded.rules);
+}
+
+}  // namespace
+
+TEST_CASE("rewrite validates what it added by default, the whole model with full_validation") {
+  const fs::path dir = FreshDir("validate-scope");
+  const RuleSet rules = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}>(self)");
+  const std::string out = (dir / "o.onnx").string();
+  PipelineOptions options;
+  // The untouched, already invalid Relu is not the rewrite's doing: no second pass over the model finds it.
+  ModelResult added = RunPipeline(ModelSource{"m.onnx", LeakyReluBesideBadRelu().SerializeAsString(), ""}, out, rules, options);
+  CHECK(added.outcome == ModelOutcome::kClean);
+  CHECK(added.written);
+  CHECK(ExitCodeFor(added) == kExitOk);
+  fs::remove(out);
+
+  options.full_validation = true;
+  ModelResult full = RunPipeline(ModelSource{"m.onnx", LeakyReluBesideBadRelu().SerializeAsString(), ""}, out, rules, options);
+  CHECK(full.failed_at == PipelineStage::kValidate);
+  CHECK(full.status.message().find("fails the ONNX checker") != std::string::npos);
+  CHECK(ExitCodeFor(full) == kExitInvalidResult);
+  CHECK_FALSE(fs::exists(out));
+
+  // check is the CI gate: it validates the whole result without being asked.
+  PipelineOptions check;
+  check.mode = PipelineMode::kCheck;
+  ModelResult gate = RunPipeline(ModelSource{"m.onnx", LeakyReluBesideBadRelu().SerializeAsString(), ""}, "", rules, check);
+  CHECK(gate.failed_at == PipelineStage::kValidate);
+}
+
+TEST_CASE("an added node that breaks its schema fails validation by default, nothing written") {
+  const fs::path dir = FreshDir("validate-added");
+  // Type inference accepts it (types are fine); the schema has no attribute 'beta'.
+  const RuleSet rules = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}, beta = 2.0>(self)");
+  const std::string out = (dir / "o.onnx").string();
+  onnx::ModelProto model = LeakyReluBesideBadRelu();
+  model.mutable_graph()->mutable_node()->RemoveLast();  // no bad Relu: only the added node can fail
+  model.mutable_graph()->mutable_output()->RemoveLast();
+  ModelResult r = RunPipeline(ModelSource{"m.onnx", model.SerializeAsString(), ""}, out, rules, PipelineOptions{});
+  CHECK(r.failed_at == PipelineStage::kValidate);
+  CHECK(r.status.message().find("beta") != std::string::npos);
+  CHECK(ExitCodeFor(r) == kExitInvalidResult);
+  CHECK_FALSE(fs::exists(out));
+}
