@@ -64,8 +64,9 @@ touch marker && sleep 1
 expect "check: clean models exit 0, one line each" 0 "^zoo2/asinh.onnx: ok \(1 to rewrite\)$" -- check zoo2/asinh.onnx zoo2/logit.onnx
 expect "check: a node left exits 1 with the reason" 1 "^zoo/svd.onnx: not ok, 1 node would be left$" -- check zoo/svd.onnx zoo2
 expect "check: the reason line" 1 "left +1 x org.pytorch.aten::ATen linalg_svd: aten::linalg_svd has no standard ONNX equivalent" -- check zoo/svd.onnx
-expect "check: --opset too low for a rule is a failure" 1 "needs opset 10" -- check "$FIX/torch/max_pool2d_dilation_ceil_op9/model.onnx"
-expect "check: --opset high enough passes" 0 ": ok " -- check "$FIX/torch/max_pool2d_dilation_ceil_op9/model.onnx" --opset 10
+MMCV=("--no-builtin-rules" "--rules" "$SRC/examples/rules/deform_conv_mmcv.textproto")
+expect "check: --opset too low for a rule is a failure" 1 "needs opset 11" -- check "$FIX/torch/arch_deform_conv_block_op9/model.onnx" "${MMCV[@]}"
+expect "check: --opset high enough passes" 0 ": ok " -- check "$FIX/torch/arch_deform_conv_block_op9/model.onnx" --opset 11 "${MMCV[@]}"
 check "check: nothing written" test -z "$(find . -newer marker -name '*.onnx')"
 
 # Reports.
