@@ -119,4 +119,17 @@ std::string GraphIndex::Fresh(const std::string& base, Map* taken) {
 namespace remap {
 template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, Entry>*);
 template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, bool>*);
+void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out) {
+  std::unordered_set<std::string> own;
+  for (const auto& in : g.input()) own.insert(in.name());
+  for (const auto& init : g.initializer()) own.insert(init.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) {
+      if (!in.empty() && !own.count(in)) out->push_back(in);
+    }
+    ForEachSubgraph(n, [out](const onnx::GraphProto& sub) { CapturedNames(sub, out); });
+    for (const auto& o : n.output()) own.insert(o);
+  }
+}
+
 }  // namespace remap

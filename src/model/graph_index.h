@@ -92,4 +92,8 @@ void ForEachSubgraph(const onnx::NodeProto& node, F&& f) {
   }
 }
 
+// Names a subgraph (and the subgraphs in it) reads from the scopes around it,
+// in order of use, repeats included.
+void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out);
+
 }  // namespace remap

@@ -22,20 +22,6 @@ TensorType FromProto(const onnx::TypeProto* t) {
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-// Names a subgraph reads from the scopes around it.
-void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out) {
-  std::unordered_set<std::string> own;
-  for (const auto& in : g.input()) own.insert(in.name());
-  for (const auto& init : g.initializer()) own.insert(init.name());
-  for (const auto& n : g.node()) {
-    for (const auto& in : n.input()) {
-      if (!in.empty() && !own.count(in)) out->push_back(in);
-    }
-    ForEachSubgraph(n, [out](const onnx::GraphProto& sub) { CapturedNames(sub, out); });
-    for (const auto& o : n.output()) own.insert(o);
-  }
-}
-
 }  // namespace
 
 TypeOracle::TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets)

@@ -151,20 +151,6 @@ Status InferAndCheck(onnx::ModelProto* model, const std::string& model_dir, bool
 
 namespace {
 
-// Names the subgraphs of `node` read from the scopes around them.
-void CapturedNames(const onnx::GraphProto& g, onnx::checker::LexicalScopeContext* outer) {
-  std::unordered_map<std::string, bool> own;
-  for (const auto& in : g.input()) own[in.name()] = true;
-  for (const auto& init : g.initializer()) own[init.name()] = true;
-  for (const auto& n : g.node()) {
-    for (const auto& in : n.input()) {
-      if (!in.empty() && !own.count(in)) outer->add(in);
-    }
-    ForEachSubgraph(n, [outer](const onnx::GraphProto& sub) { CapturedNames(sub, outer); });
-    for (const auto& o : n.output()) own[o] = true;
-  }
-}
-
 std::unordered_map<std::string, int> OpsetMap(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {
   std::unordered_map<std::string, int> out;
   for (const auto& op : ops) out[op.domain()] = static_cast<int>(op.version());
@@ -197,7 +183,9 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
       ctx = &it->second;
     }
     onnx::checker::LexicalScopeContext outer;
-    ForEachSubgraph(*a.node, [&outer](const onnx::GraphProto& g) { CapturedNames(g, &outer); });
+    std::vector<std::string> captured;
+    ForEachSubgraph(*a.node, [&captured](const onnx::GraphProto& g) { CapturedNames(g, &captured); });
+    for (const std::string& name : captured) outer.add(name);
     try {
       onnx::checker::check_node(*a.node, *ctx, outer);
     } catch (const std::exception& e) {
