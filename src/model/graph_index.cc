@@ -6,37 +6,39 @@
 
 namespace remap {
 
+GraphIndex::GraphIndex() : t_(std::make_unique<Tables>()) {}
+
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
   const size_t expected = static_cast<size_t>(graph.node_size()) * 2 + static_cast<size_t>(graph.initializer_size());
-  index.values_.reserve(expected);
-  index.node_names_.reserve(static_cast<size_t>(graph.node_size()));
+  index.t_->values.reserve(expected);
+  index.t_->node_names.reserve(static_cast<size_t>(graph.node_size()));
   index.IndexGraph(graph);
   return index;
 }
 
 GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   GraphIndex index;
-  for (const auto& in : function.input()) index.values_[in].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
-  for (const auto& out : function.output()) ++index.values_[out].uses;
+  for (const auto& in : function.input()) index.Slot(in).producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+  for (const auto& out : function.output()) ++index.Slot(out).uses;
   for (const auto& node : function.node()) index.IndexNode(node);
   return index;
 }
 
 void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
   for (const auto& in : graph.input()) {
-    values_[in.name()].producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+    Slot(in.name()).producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
     NoteType(in);
   }
   // An initializer that is also a graph input stays an input: callers may override it.
   for (const auto& init : graph.initializer()) {
-    Entry& e = values_[init.name()];
+    Entry& e = Slot(init.name());
     if (e.producer.kind == Producer::Kind::kUnknown) e.producer = Producer{Producer::Kind::kInitializer, nullptr, &init};
     e.type = TensorType{init.data_type(), init.dims_size()};
   }
-  for (const auto& init : graph.sparse_initializer()) values_[init.values().name()];
+  for (const auto& init : graph.sparse_initializer()) Slot(init.values().name());
   for (const auto& out : graph.output()) {
-    ++values_[out.name()].uses;
+    ++Slot(out.name()).uses;
     NoteType(out);
   }
   for (const auto& vi : graph.value_info()) NoteType(vi);
@@ -44,18 +46,18 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
 }
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
-  if (!node.name().empty()) node_names_[node.name()] = true;
+  if (!node.name().empty()) t_->arena.Insert(&t_->node_names, node.name());
   for (const auto& in : node.input()) {
-    if (!in.empty()) ++values_[in].uses;
+    if (!in.empty()) ++Slot(in).uses;
   }
   for (const auto& out : node.output()) {
-    if (!out.empty()) values_[out].producer = Producer{Producer::Kind::kNode, &node, nullptr};
+    if (!out.empty()) Slot(out).producer = Producer{Producer::Kind::kNode, &node, nullptr};
   }
   ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
 }
 
 void GraphIndex::NoteType(const onnx::ValueInfoProto& vi) {
-  Entry& e = values_[vi.name()];
+  Entry& e = Slot(vi.name());
   if (!vi.type().has_tensor_type()) return;
   const auto& t = vi.type().tensor_type();
   if (t.elem_type() != 0) e.type.elem_type = t.elem_type();
@@ -85,40 +87,47 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
 }
 
 TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
-  auto it = values_.find(value);
-  return it == values_.end() ? TensorType{} : it->second.type;
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? TensorType{} : it->second.type;
 }
 
 const onnx::TypeProto* GraphIndex::RecordedTypeProto(const std::string& value) const {
-  auto it = values_.find(value);
-  return it == values_.end() ? nullptr : it->second.type_proto;
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? nullptr : it->second.type_proto;
 }
 
 Producer GraphIndex::ProducerOf(const std::string& value) const {
-  auto it = values_.find(value);
-  return it == values_.end() ? Producer{} : it->second.producer;
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? Producer{} : it->second.producer;
 }
 
 int GraphIndex::Uses(const std::string& value) const {
-  auto it = values_.find(value);
-  return it == values_.end() ? 0 : it->second.uses;
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? 0 : it->second.uses;
 }
 
-template <typename Map>
-std::string GraphIndex::Fresh(const std::string& base, Map* taken) {
-  if (taken->emplace(base, typename Map::mapped_type{}).second) return base;
+template <typename Claim>
+std::string GraphIndex::Fresh(const std::string& base, Claim claim) {
+  if (claim(base)) return base;
   int& suffix = next_suffix_[base];
   while (true) {
     std::string name = fmt::format("{}_{}", base, ++suffix);
-    if (taken->emplace(name, typename Map::mapped_type{}).second) return name;
+    if (claim(name)) return name;
   }
 }
 
-}  // namespace remap
+std::string GraphIndex::FreshValueName(const std::string& base) {
+  return Fresh(base, [this](const std::string& name) {
+    if (t_->values.count(name)) return false;
+    Slot(name);
+    return true;
+  });
+}
 
-namespace remap {
-template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, Entry>*);
-template std::string GraphIndex::Fresh(const std::string&, std::unordered_map<std::string, bool>*);
+std::string GraphIndex::FreshNodeName(const std::string& base) {
+  return Fresh(base, [this](const std::string& name) { return t_->arena.Insert(&t_->node_names, name); });
+}
+
 void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out) {
   std::unordered_set<std::string> own;
   for (const auto& in : g.input()) own.insert(in.name());

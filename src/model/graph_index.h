@@ -4,12 +4,15 @@
 // and number of uses; node names are tracked apart for fresh node names.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <onnx/onnx_pb.h>
+
+#include "model/name_arena.h"
 
 namespace remap {
 
@@ -31,14 +34,15 @@ class TypeOracle;
 
 class GraphIndex {
  public:
+  GraphIndex();  // empty; ForGraph / ForFunction index one
   static GraphIndex ForGraph(const onnx::GraphProto& graph);
   static GraphIndex ForFunction(const onnx::FunctionProto& function);
 
   Producer ProducerOf(const std::string& value) const;
   // Uses by node inputs (at any depth) and graph outputs.
   int Uses(const std::string& value) const;
-  void AddUse(const std::string& value) { ++values_[value].uses; }
-  void RemoveUse(const std::string& value) { --values_[value].uses; }
+  void AddUse(const std::string& value) { ++Slot(value).uses; }
+  void RemoveUse(const std::string& value) { --Slot(value).uses; }
   // The value's type: through the TypeOracle when one is attached (it infers
   // types the model does not record), else what the model records.
   TensorType TypeOf(const std::string& value) const;
@@ -51,11 +55,11 @@ class GraphIndex {
   void AttachTypeOracle(TypeOracle* oracle) { oracle_ = oracle; }
   TypeOracle* type_oracle() const { return oracle_; }
   // The value's producer was rewritten: it is no longer a known node.
-  void ForgetProducer(const std::string& value) { values_[value].producer = Producer{}; }
+  void ForgetProducer(const std::string& value) { Slot(value).producer = Producer{}; }
 
   // A value (node) name not used anywhere in the tree, derived from `base`.
-  std::string FreshValueName(const std::string& base) { return Fresh(base, &values_); }
-  std::string FreshNodeName(const std::string& base) { return Fresh(base, &node_names_); }
+  std::string FreshValueName(const std::string& base);
+  std::string FreshNodeName(const std::string& base);
 
  private:
   struct Entry {
@@ -64,14 +68,23 @@ class GraphIndex {
     TensorType type;
     const onnx::TypeProto* type_proto = nullptr;  // the model's ValueInfoProto type, when it has one
   };
+  Entry& Slot(std::string_view value) { return t_->arena.Slot(&t_->values, value); }
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
-  template <typename Map>
-  std::string Fresh(const std::string& base, Map* taken);
+  // `base`, or base_N for the first N that `claim(name)` takes (claim: takes
+  // the name when it is free, and says whether it did).
+  template <typename Claim>
+  std::string Fresh(const std::string& base, Claim claim);
 
-  std::unordered_map<std::string, Entry> values_;
-  std::unordered_map<std::string, bool> node_names_;
+  // The maps with the arena they allocate from, on the heap: a GraphIndex can
+  // then be moved (and move-assigned) without the maps changing arenas.
+  struct Tables {
+    NameArena arena;
+    NameMap<Entry> values{arena.resource()};
+    NameSet node_names{arena.resource()};
+  };
+  std::unique_ptr<Tables> t_;
   std::unordered_map<std::string, int> next_suffix_;
   TypeOracle* oracle_ = nullptr;
 };

@@ -1,6 +1,8 @@
 #include "model/model_structure.h"
 
+#include <memory_resource>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -40,9 +42,12 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
   return Status::Ok();
 }
 
-// One walk over a graph tree. `visible_` maps each value in scope to the node
-// index that writes it (-1: a graph input or initializer); a subgraph's
-// definitions are undone when it ends, since outer nodes cannot read them.
+// One walk over a graph tree, one map: `visible_` holds every value in scope
+// with the graph (scope) and node that define it. A subgraph's definitions
+// are undone when it ends, since outer nodes cannot read them, and restore
+// what they shadowed. Keys are views of the model's own strings (it does not
+// change during the check) and the map allocates from one bump buffer: a
+// million-node model costs one hash insert per value and one lookup per input.
 class StructureCheck {
  public:
   Status Graph(const onnx::GraphProto& g, int depth) {
@@ -50,40 +55,20 @@ class StructureCheck {
       return Status(ErrorCode::kInvalidModel,
                     fmt::format("subgraphs nested more than {0} deep (the limit is {0})", kMaxSubgraphDepth));
     const size_t undo_mark = undo_.size();
-    std::unordered_map<std::string, int> local;  // values this graph defines -> writer (-1 input/initializer)
-    for (const auto& v : g.input()) local.emplace(v.name(), -1);
+    const int scope = next_scope_++;
+    // An initializer may also be an input (IR < 4): defining it twice is fine.
+    for (const auto& v : g.input()) DefineInput(v.name(), scope);
     for (const auto& t : g.initializer()) {
-      local.emplace(t.name(), -1);  // an initializer may also be an input (IR < 4)
+      DefineInput(t.name(), scope);
       Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
       if (!s.ok()) return s;
     }
-    for (const auto& s : g.sparse_initializer()) local.emplace(s.values().name(), -1);
-    for (int i = 0; i < g.node_size(); ++i) {
-      for (const auto& out : g.node(i).output()) {
-        if (out.empty()) continue;
-        auto [it, inserted] = local.emplace(out, i);
-        if (!inserted) {
-          const std::string first = it->second < 0 ? "a graph input or initializer already defines"
-                                                   : NodeLabel(g.node(it->second), it->second) + " already writes";
-          return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
-                                                              NodeLabel(g.node(i), i), out, first));
-        }
-      }
-    }
-    for (const auto& [name, writer] : local)
-      if (writer < 0) Define(name);
+    for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& node = g.node(i);
       for (const auto& in : node.input()) {
         if (in.empty() || visible_.count(in)) continue;
-        auto later = local.find(in);
-        if (later != local.end())
-          return Status(ErrorCode::kInvalidModel,
-                        fmt::format("graph '{}': {} reads '{}', which a later {} produces (a cycle, or nodes out of "
-                                    "topological order)", g.name(), NodeLabel(node, i), in,
-                                    NodeLabel(g.node(later->second), later->second)));
-        return Status(ErrorCode::kInvalidModel,
-                      fmt::format("graph '{}': {} reads '{}', which nothing produces", g.name(), NodeLabel(node, i), in));
+        return Unreadable(g, i, in);
       }
       for (const auto& a : node.attribute()) {
         auto what = [&] { return fmt::format("graph '{}': {} attribute '{}'", g.name(), NodeLabel(node, i), a.name()); };
@@ -104,33 +89,77 @@ class StructureCheck {
           if (!s.ok()) return s;
         }
       }
-      for (const auto& out : node.output())
-        if (!out.empty()) Define(out);
+      for (const auto& out : node.output()) {
+        if (out.empty()) continue;
+        Definition& d = visible_[out];
+        if (d.scopes > 0 && d.scope == scope) {
+          const std::string first = d.writer < 0 ? "a graph input or initializer already defines"
+                                                 : NodeLabel(g.node(d.writer), d.writer) + " already writes";
+          return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
+                                                              NodeLabel(node, i), out, first));
+        }
+        Define(out, &d, scope, i);
+      }
     }
     for (const auto& o : g.output()) {
       if (!visible_.count(o.name()))
         return Status(ErrorCode::kInvalidModel,
                       fmt::format("graph '{}': output '{}' is produced by nothing", g.name(), o.name()));
     }
-    Undo(undo_mark);
+    // The main graph's scope ends with the check: nothing to restore.
+    if (depth > 0) Undo(undo_mark);
     return Status::Ok();
   }
 
  private:
+  struct Definition {
+    int scopes = 0;  // how many scopes in the current path define the name
+    int scope = -1;  // the innermost of them
+    int writer = -1;  // its node index there; -1 a graph input or initializer
+  };
+
+  // Node `i` reads `in`, which is not in scope: written later in the same
+  // graph (a cycle, or nodes out of order), or by nothing.
+  static Status Unreadable(const onnx::GraphProto& g, int i, const std::string& in) {
+    for (int later = i; later < g.node_size(); ++later) {
+      for (const auto& out : g.node(later).output()) {
+        if (out == in)
+          return Status(ErrorCode::kInvalidModel,
+                        fmt::format("graph '{}': {} reads '{}', which a later {} produces (a cycle, or nodes out of "
+                                    "topological order)", g.name(), NodeLabel(g.node(i), i), in,
+                                    NodeLabel(g.node(later), later)));
+      }
+    }
+    return Status(ErrorCode::kInvalidModel,
+                  fmt::format("graph '{}': {} reads '{}', which nothing produces", g.name(), NodeLabel(g.node(i), i), in));
+  }
+
+  void DefineInput(std::string_view name, int scope) {
+    Definition& d = visible_[name];
+    if (d.scopes > 0 && d.scope == scope) return;
+    Define(name, &d, scope, -1);
+  }
   // Shadowing an outer name is left to ONNX's checker; here it only has to be undone right.
-  void Define(const std::string& name) {
-    undo_.push_back(name);
-    ++visible_[name];
+  void Define(std::string_view name, Definition* d, int scope, int writer) {
+    undo_.push_back({name, *d});
+    *d = Definition{d->scopes + 1, scope, writer};
   }
   void Undo(size_t mark) {
     while (undo_.size() > mark) {
-      auto it = visible_.find(undo_.back());
-      if (--it->second == 0) visible_.erase(it);
+      const auto& [name, previous] = undo_.back();
+      if (previous.scopes == 0) {
+        visible_.erase(name);
+      } else {
+        visible_[name] = previous;
+      }
       undo_.pop_back();
     }
   }
-  std::unordered_map<std::string, int> visible_;  // name -> how many scopes define it
-  std::vector<std::string> undo_;
+
+  std::pmr::monotonic_buffer_resource buffer_{1 << 16};  // before the map: it allocates from it
+  std::pmr::unordered_map<std::string_view, Definition> visible_{&buffer_};
+  std::vector<std::pair<std::string_view, Definition>> undo_;
+  int next_scope_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "model/type_oracle.h"
 
 #include <algorithm>
+#include <unordered_set>
+#include <optional>
+#include <string_view>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -22,6 +25,20 @@ TensorType FromProto(const onnx::TypeProto* t) {
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// Default-domain operators whose one output has, at every opset, the type and
+// shape of their one input (ONNX infers them with
+// propagateShapeAndTypeFromFirstInput). Typing a long chain of them needs no
+// per-node inference context.
+bool SameTypeAsInput(const std::string& op) {
+  static const std::unordered_set<std::string_view> kOps = {
+      "Abs",      "Acos",     "Acosh",    "Asin",    "Asinh",       "Atan",   "Atanh",    "Ceil",
+      "Celu",     "Cos",      "Cosh",     "Elu",     "Erf",         "Exp",    "Floor",    "HardSigmoid",
+      "HardSwish", "LeakyRelu", "Log",     "Neg",     "Not",         "Reciprocal", "Relu", "Round",
+      "Selu",     "Sigmoid",  "Sign",     "Sin",     "Sinh",        "Softplus", "Softsign", "Sqrt",
+      "Tan",      "Tanh",     "ThresholdedRelu"};
+  return kOps.count(op) > 0;
+}
+
 }  // namespace
 
 TypeOracle::TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets)
@@ -38,9 +55,16 @@ TensorType TypeOracle::TypeOf(const std::string& value) {
   return recorded;
 }
 
+const onnx::TypeProto* TypeOracle::Note(const std::string& value, const onnx::TypeProto& type) {
+  auto* kept = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(&types_arena_);
+  *kept = type;
+  names_.Slot(&inferred_, value) = kept;
+  return kept;
+}
+
 const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
   auto it = inferred_.find(value);
-  if (it != inferred_.end()) return &it->second;
+  if (it != inferred_.end()) return it->second;
   if (const onnx::TypeProto* t = index_->RecordedTypeProto(value)) return t;
   Producer p = index_->ProducerOf(value);
   if (p.kind == Producer::Kind::kInitializer && p.initializer) {
@@ -49,7 +73,7 @@ const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
     tensor->set_elem_type(p.initializer->data_type());
     auto* shape = tensor->mutable_shape();
     for (int64_t d : p.initializer->dims()) shape->add_dim()->set_dim_value(d);
-    return &(inferred_[value] = std::move(t));
+    return Note(value, t);
   }
   return nullptr;
 }
@@ -57,7 +81,7 @@ const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
 const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
   if (const onnx::TypeProto* t = Known(value)) return t;
   Producer p = index_->ProducerOf(value);
-  if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node)) return nullptr;
+  if (p.kind != Producer::Kind::kNode || !p.node || walked_.count(p.node)) return nullptr;
   Resolve(p.node);
   return Known(value);
 }
@@ -73,43 +97,54 @@ void TypeOracle::Resolve(const onnx::NodeProto* node) {
     bool expanded;
   };
   std::vector<Entry> stack{{node, false}};
-  std::unordered_set<const onnx::NodeProto*> in_progress;
   while (!stack.empty()) {
     Entry& top = stack.back();
     const onnx::NodeProto* n = top.node;
-    if (visited_.count(n)) {
-      stack.pop_back();
-      continue;
-    }
     if (!top.expanded) {
+      // Done, or expanded by a second copy pushed later (a diamond) and finished since.
+      auto [state, fresh] = walked_.try_emplace(n, Walk::kInProgress);
+      if (!fresh && state->second == Walk::kDone) {
+        stack.pop_back();
+        continue;
+      }
       top.expanded = true;
-      in_progress.insert(n);
       for (const auto& in : n->input()) {
         if (in.empty() || Known(in)) continue;
         Producer p = index_->ProducerOf(in);
         // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
-        if (p.kind != Producer::Kind::kNode || !p.node || visited_.count(p.node) || in_progress.count(p.node)) continue;
+        if (p.kind != Producer::Kind::kNode || !p.node || walked_.count(p.node)) continue;
         stack.push_back({p.node, false});
       }
       continue;
     }
     stack.pop_back();
-    in_progress.erase(n);
-    visited_.insert(n);
+    walked_[n] = Walk::kDone;
     std::string ignored;
     Infer(*n, /*strict=*/false, &ignored);
   }
 }
 
+bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node.domain()) || node.input_size() != 1 || node.output_size() != 1 ||
+      node.output(0).empty() || !SameTypeAsInput(node.op_type()))
+    return false;
+  const onnx::TypeProto* in = Known(node.input(0));
+  if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
+  names_.Slot(&inferred_, node.output(0)) = in;
+  return true;
+}
+
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
+  // A strict inference judges the node's types, which the shortcut does not.
+  if (!strict && InferSameAsInput(node)) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
   if (!schema || !schema->has_type_and_shape_inference_function()) return true;
 
   // InferenceContextImpl wants mutable TypeProto pointers; it only reads them.
-  std::unordered_map<std::string, onnx::TypeProto*> types;
-  std::unordered_map<std::string, const onnx::TensorProto*> data;
+  input_types_.clear();
+  input_data_.clear();
   bool all_typed = true;
   auto note_input = [&](const std::string& in) {
     const onnx::TypeProto* t = Known(in);
@@ -117,14 +152,14 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
       all_typed = false;
       return;
     }
-    types[in] = const_cast<onnx::TypeProto*>(t);
+    input_types_[in] = const_cast<onnx::TypeProto*>(t);
     auto emitted = emitted_data_.find(in);
-    if (emitted != emitted_data_.end()) data[in] = emitted->second;
+    if (emitted != emitted_data_.end()) input_data_[in] = emitted->second;
     Producer p = index_->ProducerOf(in);
-    if (p.kind == Producer::Kind::kInitializer && p.initializer) data[in] = p.initializer;
+    if (p.kind == Producer::Kind::kInitializer && p.initializer) input_data_[in] = p.initializer;
     if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
       for (const auto& a : p.node->attribute()) {
-        if (a.name() == "value" && a.has_t()) data[in] = &a.t();
+        if (a.name() == "value" && a.has_t()) input_data_[in] = &a.t();
       }
     }
   };
@@ -136,16 +171,28 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
     *why = unsafe;
     return false;
   }
-  onnx::NodeProto copy = node;
+  // ONNX's context takes the node mutable to hand out its graph attributes;
+  // only a node with subgraphs needs a copy and a graph context (their
+  // inference reads the types of the values they capture).
+  bool has_subgraph = false;
   std::vector<std::string> captured;
-  ForEachSubgraph(node, [&](const onnx::GraphProto& g) { CapturedNames(g, &captured); });
+  ForEachSubgraph(node, [&](const onnx::GraphProto& g) {
+    has_subgraph = true;
+    CapturedNames(g, &captured);
+  });
+  std::optional<onnx::NodeProto> copy;
   std::unordered_map<std::string, onnx::TypeProto*> outer;
-  for (const auto& name : captured) {
-    if (const onnx::TypeProto* t = Known(name)) outer[name] = const_cast<onnx::TypeProto*>(t);
+  std::optional<onnx::shape_inference::GraphInferenceContext> graph_context;
+  if (has_subgraph) {
+    copy = node;
+    for (const auto& name : captured) {
+      if (const onnx::TypeProto* t = Known(name)) outer[name] = const_cast<onnx::TypeProto*>(t);
+    }
+    graph_context.emplace(outer, opsets_);
   }
-  std::unordered_map<std::string, int> opsets(opsets_.begin(), opsets_.end());
-  onnx::shape_inference::GraphInferenceContext graph_context(outer, opsets);
-  onnx::shape_inference::InferenceContextImpl ctx(copy, types, data, {}, nullptr, &graph_context);
+  onnx::NodeProto& target = copy ? *copy : const_cast<onnx::NodeProto&>(node);
+  onnx::shape_inference::InferenceContextImpl ctx(target, input_types_, input_data_, {}, nullptr,
+                                                  graph_context ? &*graph_context : nullptr);
   try {
     if (all_typed) schema->CheckInputOutputType(ctx);
     schema->GetTypeAndShapeInferenceFunction()(ctx);
@@ -158,7 +205,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   }
   for (int k = 0; k < node.output_size(); ++k) {
     const onnx::TypeProto* t = ctx.getOutputType(static_cast<size_t>(k));
-    if (!node.output(k).empty() && t && t->value_case() != onnx::TypeProto::VALUE_NOT_SET) inferred_[node.output(k)] = *t;
+    if (!node.output(k).empty() && t && t->value_case() != onnx::TypeProto::VALUE_NOT_SET) Note(node.output(k), *t);
   }
   return true;
 }

@@ -5,14 +5,16 @@
 // without a shape-inference pass over the whole model.
 #pragma once
 
+#include <memory_resource>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
 #include "model/graph_index.h"
+#include "model/name_arena.h"
 
 namespace remap {
 
@@ -36,11 +38,22 @@ class TypeOracle {
   const onnx::TypeProto* Known(const std::string& value);
   void Resolve(const onnx::NodeProto* node);
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
+  bool InferSameAsInput(const onnx::NodeProto& node);
+  // Keeps a copy of `type` as the type of `value`; returns the copy.
+  const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
 
   const GraphIndex* index_;
   std::unordered_map<std::string, int> opsets_;
-  std::unordered_map<std::string, onnx::TypeProto> inferred_;
-  std::unordered_set<const onnx::NodeProto*> visited_;
+  // Inferred types live on `types_arena_`; a value whose type is its input's
+  // (Relu(x)) shares the input's TypeProto.
+  google::protobuf::Arena types_arena_;
+  NameArena names_;  // before the maps: they allocate from it
+  NameMap<const onnx::TypeProto*> inferred_{names_.resource()};
+  enum class Walk : char { kInProgress, kDone };
+  std::pmr::unordered_map<const onnx::NodeProto*, Walk> walked_{names_.resource()};
+  // Scratch for Infer, kept to reuse its buckets.
+  std::unordered_map<std::string, onnx::TypeProto*> input_types_;
+  std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
   // Values of the Constants of the replacement being typed (not in the index yet).
   std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
 };
