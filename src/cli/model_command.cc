@@ -67,7 +67,8 @@ class Command {
         start_(std::chrono::steady_clock::now()) {}
 
   int Run() {
-    auto rules = LoadRulesOrReport(args_.rules);
+    // A model run touches a few rules: the built-in ones compile when first matched.
+    auto rules = LoadRulesOrReport(args_.rules, BuiltinCompile::kOnDemand);
     if (!rules) return Fail(Status(ErrorCode::kRuleSyntax, "rule files have errors (listed above)"));
     std::string unknown;
     if (!FindTargetOrExplain(*rules, args_.target, &unknown)) return Fail(Status(ErrorCode::kUsage, unknown));

@@ -4,8 +4,8 @@
 
 namespace remap::cli {
 
-std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options) {
-  RuleLoadResult loaded = LoadRules(!options.no_builtin, options.paths);
+std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options, BuiltinCompile compile) {
+  RuleLoadResult loaded = LoadRules(!options.no_builtin, options.paths, compile);
   if (!loaded.errors.empty()) {
     for (const auto& e : loaded.errors) fmt::print(stderr, "{}\n", e);
     return std::nullopt;

@@ -10,7 +10,8 @@
 namespace remap::cli {
 
 // Prints every rule error to stderr and returns nothing when there were any.
-std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options);
+std::optional<RuleSet> LoadRulesOrReport(const RuleOptions& options,
+                                         BuiltinCompile compile = BuiltinCompile::kAtLoad);
 
 // The --target NAME the rules define, or nothing with `message` saying which exist.
 const Target* FindTargetOrExplain(const RuleSet& rules, const std::string& name, std::string* message);

@@ -161,6 +161,10 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         refuse(Refusal::kTarget, fmt::format("{}: for targets {} only (target is {})", Where(alt), TargetList(alt), context.target->name), &alt);
         continue;
       }
+      if (!alt.compile_error.empty()) {
+        refuse(Refusal::kEmit, alt.compile_error, &alt);
+        continue;
+      }
       bool pass = false;
       RuleFailure failure;
       if (!EvaluateGuard(alt, binding, &pass, &failure)) {

@@ -339,6 +339,7 @@ class Instantiator {
   bool ExpandFragment(const onnx::NodeProto& call, const Fragment& fragment, Frame* caller, std::vector<onnx::NodeProto>* out) {
     if (++depth_ > kMaxFragmentDepth)
       return Fail(caller, caller->source->field(), fmt::format("fragments nest deeper than {} calls", kMaxFragmentDepth));
+    if (!fragment.compile_error.empty()) return Fail(caller, caller->source->field(), fragment.compile_error);
     Frame callee;
     callee.tpl = &fragment.replacement;
     callee.source = fragment.replace_source.get();

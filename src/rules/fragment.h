@@ -24,6 +24,8 @@ struct Fragment {
   std::shared_ptr<const StringSource> replace_source;
   SourceLocation location;
   bool builtin = false;
+  bool deferred = false;       // `replace` not compiled yet (see Rule::deferred)
+  std::string compile_error;   // set when compiling it on demand failed
 };
 
 }  // namespace remap

@@ -2,6 +2,7 @@
 // bind to named arguments, and its alternative replacements.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,7 @@ struct Alternative {
   int min_opset = 1;
   int max_opset = 0;  // 0: no upper limit
   Expression when;
+  std::string when_text;  // as written
   std::shared_ptr<const StringSource> when_source;
   std::map<std::string, int64_t> imports;
   ReplacementTemplate replacement;
@@ -45,6 +47,10 @@ struct Alternative {
   std::string doc;
   std::vector<TargetRef> targets;  // empty: for every target
   SourceLocation location;
+  // Set when `when` or `replace` failed to compile on demand ("file:line:col:
+  // error: ..."): the alternative is refused. Rules compiled at load never
+  // get here with an error (loading fails instead).
+  std::string compile_error;
 
   // True when the alternative is for target `name`.
   bool IsFor(const std::string& name) const;
@@ -76,6 +82,22 @@ struct Rule {
   Signature scope;
   SourceLocation location;
   bool builtin = false;
+  // Loaded with its alternatives' `when` and `replace` uncompiled (ParseRuleFile's
+  // `defer`): RuleSet compiles it the first time it hands it out. A run
+  // touches a few of hundreds of built-in rules; compiling them all was most
+  // of the start-up time.
+  bool deferred = false;
+  // Compiled, with every fragment it calls: set by RuleSet.
+  struct ReadyFlag {
+    std::atomic<bool> value{false};
+    ReadyFlag() = default;
+    ReadyFlag(const ReadyFlag& other) : value(other.value.load()) {}
+    ReadyFlag& operator=(const ReadyFlag& other) {
+      value = other.value.load();
+      return *this;
+    }
+  };
+  mutable ReadyFlag ready;
 };
 
 }  // namespace remap

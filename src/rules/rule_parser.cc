@@ -1,6 +1,7 @@
 #include "rules/rule_parser.h"
 
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -43,11 +44,64 @@ bool ValidId(const std::string& id) {
   return true;
 }
 
+// Reports an error at a place in a rule file.
+using ErrorAt = std::function<void(const SourceLocation&, const std::string&)>;
+
+// The parts of an alternative compiled from its texts, `when` and `replace`
+// (with the checks that need it compiled): at load, or on demand for a
+// deferred rule.
+void CompileWhen(const Rule& rule, Alternative* alt, const ErrorAt& error) {
+  if (alt->when_text.empty()) return;
+  ExprError e;
+  alt->when = Expression::Parse(alt->when_text, &e);
+  if (alt->when.empty()) error(alt->when_source->Locate(e.offset), "when: " + e.message);
+  for (const auto& [name, off] : alt->when.names()) {
+    if (!rule.scope.Find(name))
+      error(alt->when_source->Locate(off), fmt::format("when: '{}' is not an argument of the signature", name));
+  }
+}
+
+void CompileReplace(const Rule& rule, Alternative* alt, const ErrorAt& error) {
+  TemplateError e;
+  if (!ReplacementTemplate::Compile(alt->replace_text, rule.scope, &alt->replacement, &e)) {
+    error(alt->replace_source->Locate(e.offset), "replace: " + e.message);
+    return;
+  }
+  // A produced argument is the value the pair computes between its nodes; it
+  // disappears with the producer.
+  for (const ProducerPattern& pattern : rule.producers) {
+    bool used = false;
+    alt->replacement.ForEachNode([&](const onnx::NodeProto& n) {
+      for (const auto& in : n.input()) used = used || in == pattern.argument;
+    });
+    if (used)
+      error(alt->replace_source->field(),
+            fmt::format("replace uses '{}', which the producer computes and the rewrite removes; use the "
+                        "producer's arguments", pattern.argument));
+  }
+  for (const std::string& domain : alt->replacement.domains()) {
+    if (!alt->imports.count(domain))
+      error(alt->replace_source->field(),
+            fmt::format("replace emits domain '{}' but the alternative has no import for it", domain));
+  }
+}
+
+void CompileFragmentBody(Fragment* fragment, const ErrorAt& error) {
+  TemplateError e;
+  if (!ReplacementTemplate::Compile(fragment->replace_text, fragment->signature, &fragment->replacement, &e))
+    error(fragment->replace_source->Locate(e.offset), "replace: " + e.message);
+}
+
+std::string ErrorText(const SourceLocation& at, const std::string& message) {
+  return fmt::format("{}: error: {}", at.ToString(), message);
+}
+
 // Compiles one Rule message; `tree` holds the positions of its fields.
 class RuleCompiler {
  public:
-  RuleCompiler(const std::string& file, const std::string& text, std::vector<std::string>* errors)
-      : file_(file), text_(std::make_shared<const std::string>(text)), errors_(errors) {}
+  // `defer`: leave `when` and `replace` texts uncompiled (Rule::deferred).
+  RuleCompiler(const std::string& file, const std::string& text, bool defer, std::vector<std::string>* errors)
+      : file_(file), text_(std::make_shared<const std::string>(text)), defer_(defer), errors_(errors) {}
 
   std::unique_ptr<Rule> Compile(const rulefile::Rule& msg, const pb::TextFormat::ParseInfoTree* tree,
                                 SourceLocation where) {
@@ -132,13 +186,8 @@ class RuleCompiler {
         Error(FieldAt(atree, adesc->FindFieldByName("max_opset"), at), "max_opset is below min_opset");
       if (!a.when().empty()) {
         alt.when_source = Source(atree, adesc->FindFieldByName("when"), at);
-        ExprError e;
-        alt.when = Expression::Parse(a.when(), &e);
-        if (alt.when.empty()) Error(alt.when_source->Locate(e.offset), "when: " + e.message);
-        for (const auto& [name, off] : alt.when.names()) {
-          if (!rule->scope.Find(name))
-            Error(alt.when_source->Locate(off), fmt::format("when: '{}' is not an argument of the signature", name));
-        }
+        alt.when_text = a.when();
+        if (!defer_) CompileWhen(*rule, &alt, Reporter());
       }
       for (int d = 0; d < a.import_size(); ++d) {
         const auto& imp = a.import(d);
@@ -156,33 +205,13 @@ class RuleCompiler {
       alt.replace_text = a.replace();
       if (a.replace().empty()) {
         Error(at, "alternative has no replace (the ONNX nodes to emit)");
-      } else if (errors_->size() == errors_before) {
-        TemplateError e;
-        if (!ReplacementTemplate::Compile(a.replace(), rule->scope, &alt.replacement, &e)) {
-          Error(alt.replace_source->Locate(e.offset), "replace: " + e.message);
-        } else {
-          // A produced argument is the value the pair computes between its
-          // nodes; it disappears with the producer.
-          for (const ProducerPattern& pattern : rule->producers) {
-            bool used = false;
-            alt.replacement.ForEachNode([&](const onnx::NodeProto& n) {
-              for (const auto& in : n.input()) used = used || in == pattern.argument;
-            });
-            if (used)
-              Error(alt.replace_source->field(),
-                    fmt::format("replace uses '{}', which the producer computes and the rewrite removes; use the "
-                                "producer's arguments", pattern.argument));
-          }
-          for (const std::string& domain : alt.replacement.domains()) {
-            if (!alt.imports.count(domain))
-              Error(alt.replace_source->field(),
-                    fmt::format("replace emits domain '{}' but the alternative has no import for it", domain));
-          }
-        }
+      } else if (!defer_ && errors_->size() == errors_before) {
+        CompileReplace(*rule, &alt, Reporter());
       }
       rule->alternatives.push_back(std::move(alt));
     }
     if (errors_->size() != errors_before) return nullptr;
+    rule->deferred = defer_;
     return rule;
   }
 
@@ -241,12 +270,11 @@ class RuleCompiler {
     fragment->replace_text = msg.replace();
     if (msg.replace().empty()) {
       Error(where, "fragment has no replace (the ONNX nodes it stands for)");
-    } else if (errors_->size() == errors_before) {
-      TemplateError e;
-      if (!ReplacementTemplate::Compile(msg.replace(), fragment->signature, &fragment->replacement, &e))
-        Error(fragment->replace_source->Locate(e.offset), "replace: " + e.message);
+    } else if (!defer_ && errors_->size() == errors_before) {
+      CompileFragmentBody(fragment.get(), Reporter());
     }
     if (errors_->size() != errors_before) return nullptr;
+    fragment->deferred = defer_;
     return fragment;
   }
 
@@ -259,8 +287,9 @@ class RuleCompiler {
     return true;
   }
 
-  void Error(const SourceLocation& at, const std::string& message) {
-    errors_->push_back(fmt::format("{}: error: {}", at.ToString(), message));
+  void Error(const SourceLocation& at, const std::string& message) { errors_->push_back(ErrorText(at, message)); }
+  ErrorAt Reporter() {
+    return [this](const SourceLocation& at, const std::string& message) { Error(at, message); };
   }
 
   SourceLocation FieldAt(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field,
@@ -282,12 +311,13 @@ class RuleCompiler {
 
   const std::string& file_;
   std::shared_ptr<const std::string> text_;  // shared by the StringSources of this file
+  bool defer_;
   std::vector<std::string>* errors_;
 };
 
 }  // namespace
 
-RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin) {
+RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin, bool defer) {
   RuleFileResult result;
   rulefile::RuleFile file;
   pb::TextFormat::Parser parser;
@@ -312,7 +342,7 @@ RuleFileResult ParseRuleFile(const std::string& display_name, const std::string&
     target->builtin = builtin;
     result.targets.push_back(std::move(target));
   }
-  RuleCompiler compiler(display_name, text, &result.errors);
+  RuleCompiler compiler(display_name, text, defer, &result.errors);
   const auto* fragment_field = file.GetDescriptor()->FindFieldByName("fragment");
   for (int k = 0; k < file.fragment_size(); ++k) {
     auto loc = tree.GetLocation(fragment_field, k);
@@ -337,6 +367,30 @@ RuleFileResult ParseRuleFile(const std::string& display_name, const std::string&
     result.rules.push_back(std::move(rule));
   }
   return result;
+}
+
+}  // namespace remap
+
+namespace remap {
+
+void CompileDeferred(Rule* rule) {
+  if (!rule->deferred) return;
+  for (Alternative& alt : rule->alternatives) {
+    auto error = [&alt](const SourceLocation& where, const std::string& message) {
+      if (alt.compile_error.empty()) alt.compile_error = ErrorText(where, message);
+    };
+    CompileWhen(*rule, &alt, error);
+    if (!alt.replace_text.empty()) CompileReplace(*rule, &alt, error);
+  }
+  rule->deferred = false;
+}
+
+void CompileDeferred(Fragment* fragment) {
+  if (!fragment->deferred) return;
+  CompileFragmentBody(fragment, [fragment](const SourceLocation& where, const std::string& message) {
+    if (fragment->compile_error.empty()) fragment->compile_error = ErrorText(where, message);
+  });
+  fragment->deferred = false;
 }
 
 }  // namespace remap

@@ -22,6 +22,16 @@ struct RuleFileResult {
 // `display_name` is used in messages; `text` is the file content. Target names
 // listed by alternatives are only recorded here: they may name targets of other
 // files, so LoadRules resolves them once every file is read.
-RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin);
+// `defer`: the `when` and `replace` texts of rules and fragments are kept
+// uncompiled (Rule::deferred), to be compiled by CompileDeferred when first
+// used; their errors are then not reported here. Only for files known to
+// compile (the built-in rules, which the tests compile).
+RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin,
+                             bool defer = false);
+
+// Compiles what ParseRuleFile deferred; an error lands in the alternative's
+// (fragment's) compile_error. Not thread-safe: RuleSet serialises the calls.
+void CompileDeferred(Rule* rule);
+void CompileDeferred(Fragment* fragment);
 
 }  // namespace remap

@@ -50,12 +50,17 @@ void RuleSet::AddFragments(std::vector<std::unique_ptr<Fragment>> fragments) {
 
 const Fragment* RuleSet::FindFragment(const std::string& name) const {
   auto it = fragments_.find(name);
-  return it == fragments_.end() ? nullptr : it->second.get();
+  if (it == fragments_.end()) return nullptr;
+  ReadyFragment(it->second.get());
+  return it->second.get();
 }
 
 std::vector<const Fragment*> RuleSet::AllFragments() const {
   std::vector<const Fragment*> all;
-  for (const auto& [name, f] : fragments_) all.push_back(f.get());
+  for (const auto& [name, f] : fragments_) {
+    ReadyFragment(f.get());
+    all.push_back(f.get());
+  }
   std::sort(all.begin(), all.end(), [](const Fragment* a, const Fragment* b) { return a->name < b->name; });
   return all;
 }
@@ -121,16 +126,57 @@ void RuleSet::Reindex() {
   index_.clear();
   std::set<std::string> domains;
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
+    (*it)->ready.value = false;
     std::set<std::string> keys;
     for (const NodeMatch& m : (*it)->matches) {
       if (keys.insert(MatchKeyOf(m)).second) index_[MatchKeyOf(m)].push_back(it->get());
     }
     for (const Alternative& a : (*it)->alternatives) {
       if (!a.targets.empty()) continue;  // its domains are runnable only where its targets say
-      CollectDomains(a.replacement, &domains);
+      if ((*it)->deferred) {
+        // Not compiled yet: what it imports is what it may emit.
+        for (const auto& [domain, version] : a.imports) domains.insert(domain);
+      } else {
+        CollectDomains(a.replacement, &domains);
+      }
     }
   }
   emitted_domains_.assign(domains.begin(), domains.end());
+}
+
+void RuleSet::Ready(const Rule* rule) const {
+  if (rule->ready.value.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(*compile_mutex_);
+  if (rule->ready.value.load(std::memory_order_relaxed)) return;
+  // Rules are handed out const; they are this set's own, mutable, objects.
+  Rule* r = const_cast<Rule*>(rule);
+  if (r->deferred) {
+    CompileDeferred(r);
+    for (Alternative& a : r->alternatives) BindFragmentCalls(&a.replacement, fragments_);
+  }
+  std::set<const Fragment*> seen;
+  for (const Alternative& a : r->alternatives) ReadyCalls(a.replacement, &seen);
+  rule->ready.value.store(true, std::memory_order_release);
+}
+
+void RuleSet::ReadyFragment(const Fragment* fragment) const {
+  std::lock_guard<std::mutex> lock(*compile_mutex_);
+  std::set<const Fragment*> seen;
+  ReadyFragmentLocked(fragment, &seen);
+}
+
+void RuleSet::ReadyCalls(const ReplacementTemplate& tpl, std::set<const Fragment*>* seen) const {
+  for (const auto& [name, f] : tpl.fragment_calls()) ReadyFragmentLocked(f, seen);
+}
+
+void RuleSet::ReadyFragmentLocked(const Fragment* fragment, std::set<const Fragment*>* seen) const {
+  if (!seen->insert(fragment).second) return;  // done, or a cycle (which Check reports for compiled ones)
+  Fragment* f = const_cast<Fragment*>(fragment);
+  if (f->deferred) {
+    CompileDeferred(f);
+    BindFragmentCalls(&f->replacement, fragments_);
+  }
+  ReadyCalls(f->replacement, seen);
 }
 
 bool Alternative::IsFor(const std::string& name) const {
@@ -170,19 +216,27 @@ std::string RuleSet::TargetNames() const {
 const std::vector<const Rule*>& RuleSet::Candidates(const std::string& key) const {
   static const std::vector<const Rule*> none;
   auto it = index_.find(key);
-  return it == index_.end() ? none : it->second;
+  if (it == index_.end()) return none;
+  for (const Rule* r : it->second) Ready(r);
+  return it->second;
 }
 
 const Rule* RuleSet::Find(const std::string& id) const {
   for (const auto& r : rules_) {
-    if (r->id == id) return r.get();
+    if (r->id == id) {
+      Ready(r.get());
+      return r.get();
+    }
   }
   return nullptr;
 }
 
 std::vector<const Rule*> RuleSet::All() const {
   std::vector<const Rule*> all;
-  for (const auto& r : rules_) all.push_back(r.get());
+  for (const auto& r : rules_) {
+    Ready(r.get());
+    all.push_back(r.get());
+  }
   std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->id < b->id; });
   return all;
 }
@@ -230,7 +284,7 @@ std::vector<RuleText> ReadPath(const std::string& path, std::vector<std::string>
 
 // Parses every batch first: an alternative may list a target defined in any
 // file, so targets are all registered before alternatives are checked.
-RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches) {
+RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches, BuiltinCompile compile) {
   RuleLoadResult out;
   std::vector<std::vector<std::unique_ptr<Rule>>> rule_batches;
   std::vector<std::vector<std::unique_ptr<Fragment>>> fragment_batches;
@@ -239,7 +293,8 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
     std::vector<std::unique_ptr<Rule>> rules;
     std::vector<std::unique_ptr<Fragment>> fragments;
     for (const RuleText& f : batch.files) {
-      RuleFileResult file = ParseRuleFile(f.name, f.text, batch.builtin);
+      RuleFileResult file =
+          ParseRuleFile(f.name, f.text, batch.builtin, batch.builtin && compile == BuiltinCompile::kOnDemand);
       out.errors.insert(out.errors.end(), file.errors.begin(), file.errors.end());
       for (auto& t : file.targets) targets.push_back(std::move(t));
       // Fragments are shared code: rules loaded later may call the built-in ones.
@@ -300,7 +355,7 @@ Batch BuiltinBatch() {
 
 }  // namespace
 
-RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
+RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths, BuiltinCompile compile) {
   std::vector<Batch> batches{BuiltinBatch()};
   std::vector<std::string> read_errors;
   for (const std::string& path : paths) {
@@ -309,7 +364,7 @@ RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths) {
     batch.files = ReadPath(path, &read_errors);
     batches.push_back(std::move(batch));
   }
-  RuleLoadResult out = LoadBatches(builtins, batches);
+  RuleLoadResult out = LoadBatches(builtins, batches, compile);
   out.errors.insert(out.errors.begin(), read_errors.begin(), read_errors.end());
   return out;
 }
@@ -318,7 +373,7 @@ RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::str
   Batch batch;
   batch.origin = "the given rule texts";
   for (const auto& [name, text] : files) batch.files.push_back({name, text});
-  return LoadBatches(builtins, {BuiltinBatch(), std::move(batch)});
+  return LoadBatches(builtins, {BuiltinBatch(), std::move(batch)}, BuiltinCompile::kAtLoad);
 }
 
 }  // namespace remap

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/engine.h"
 #include "rules/rule_parser.h"
 #include "test_models.h"
 
@@ -99,4 +100,75 @@ TEST_CASE("every built-in rule loads", "[rule_set]") {
   for (const auto& e : loaded.errors) UNSCOPED_INFO(e);
   CHECK(loaded.errors.empty());
   CHECK(loaded.rules.All().size() >= 7);
+}
+
+// Model commands compile built-in rules when first handed out; what they get
+// must be what a load that compiles everything gets.
+TEST_CASE("built-in rules compiled on demand equal the ones compiled at load", "[rule_set]") {
+  RuleLoadResult eager = LoadRules(true, {});
+  RuleLoadResult lazy = LoadRules(true, {}, BuiltinCompile::kOnDemand);
+  REQUIRE(eager.errors.empty());
+  REQUIRE(lazy.errors.empty());
+  // Read before anything is compiled: from the imports of the uncompiled rules.
+  CHECK(lazy.rules.DomainsEmittedForEveryTarget() == eager.rules.DomainsEmittedForEveryTarget());
+  const std::vector<const Rule*> a = eager.rules.All();
+  const std::vector<const Rule*> b = lazy.rules.All();
+  REQUIRE(a.size() == b.size());
+  size_t alternatives = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    INFO(a[k]->id);
+    REQUIRE(a[k]->id == b[k]->id);
+    CHECK_FALSE(b[k]->deferred);
+    REQUIRE(a[k]->alternatives.size() == b[k]->alternatives.size());
+    for (size_t i = 0; i < a[k]->alternatives.size(); ++i) {
+      const Alternative& x = a[k]->alternatives[i];
+      const Alternative& y = b[k]->alternatives[i];
+      CHECK(y.compile_error.empty());
+      CHECK(x.when.text() == y.when.text());
+      CHECK(x.replacement.EmittedOps() == y.replacement.EmittedOps());
+      CHECK(x.replacement.fragment_calls().size() == y.replacement.fragment_calls().size());
+      ++alternatives;
+    }
+  }
+  CHECK(alternatives > 400);
+  for (const Fragment* f : lazy.rules.AllFragments()) {
+    INFO(f->name);
+    CHECK_FALSE(f->deferred);
+    CHECK(f->compile_error.empty());
+    CHECK(f->replacement.EmittedOps() == eager.rules.FindFragment(f->name)->replacement.EmittedOps());
+  }
+}
+
+TEST_CASE("a deferred rule that does not compile is refused with its file:line, not loaded", "[rule_set]") {
+  RuleFileResult file = ParseRuleFile("late.textproto", R"rule(rule {
+  id: "aten-late"
+  match { aten: "late" }
+  signature: "aten::late(Tensor self) -> Tensor"
+  alternative { min_opset: 9 when: "rank(self) >" replace: "out = Relu(self)" }
+  alternative { min_opset: 9 replace: "out = Relu(nothing)" }
+})rule", true, /*defer=*/true);
+  REQUIRE(file.errors.empty());  // deferred: nothing compiled yet
+  REQUIRE(file.rules.size() == 1);
+  CHECK(file.rules[0]->deferred);
+  RuleSet set = LoadRules(false, {}).rules;  // the built-in targets
+  set.Add(std::move(file.rules));
+  // The rewrite compiles it on first use and refuses the node, naming the error.
+  auto model = testing::ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[2] x) => (float[2] y) {
+      y = org.pytorch.aten.ATen<operator = "late", overload_name = "">(x)
+    })");
+  auto report = RewriteModel(&model, set, {});
+  REQUIRE(report.ok());
+  REQUIRE(report->remaining.size() == 1);
+  CHECK_THAT(report->remaining[0].reason, Catch::Matchers::Contains("late.textproto:5:") &&
+                                              Catch::Matchers::Contains("late.textproto:6:"));
+  const auto& candidates = set.Candidates(MatchKeyAten("late"));
+  REQUIRE(candidates.size() == 1);
+  CHECK_FALSE(candidates[0]->deferred);
+  const auto& alts = candidates[0]->alternatives;
+  CHECK_THAT(alts[0].compile_error, Catch::Matchers::StartsWith("late.textproto:5:") &&
+                                         Catch::Matchers::Contains("error: when:"));
+  CHECK_THAT(alts[1].compile_error, Catch::Matchers::StartsWith("late.textproto:6:") &&
+                                         Catch::Matchers::Contains("error: replace:"));
 }
