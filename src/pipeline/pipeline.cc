@@ -100,6 +100,69 @@ void RemoveCreated(const std::vector<std::string>& created) {
   for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);
 }
 
+// Where writing the output failed, and why; an ok status when it did not.
+struct SaveFailure {
+  PipelineStage stage = PipelineStage::kSave;
+  Status status;
+};
+
+// The last stage of a rewrite: external data placed (copied, linked, moved
+// to or from a data file) and the model written, or nothing left behind.
+SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, const std::string& output,
+                        const std::string& in_dir, const SplicedSource* spliced_source, const PipelineOptions& options,
+                        uint64_t* spliced_bytes) {
+  auto fail = [](PipelineStage stage, Status status) { return SaveFailure{stage, std::move(status)}; };
+  // The marks come off before anything copies or checks external data files.
+  std::vector<SplicedInitializer> spliced;
+  if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
+  const std::string out_dir = fs::absolute(output).parent_path().string();
+  Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
+  if (!clash.ok()) return fail(PipelineStage::kCopyData, clash);
+  if (options.weights == WeightStorage::kEmbedded) {
+    Status embedded = EmbedExternalData(model, in_dir, kProtobufLimit);
+    if (!embedded.ok())
+      return fail(PipelineStage::kCopyData, Status(embedded.code(), fmt::format("{}: {}", output, embedded.message())));
+  }
+  // Before the data file is chosen: the model's own files must not be taken for it.
+  uint64_t spliced_size = 0;
+  for (const SplicedInitializer& s : spliced) spliced_size += s.length;
+  const bool externalize = options.weights == WeightStorage::kExternal ||
+                           (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() + spliced_size > kProtobufLimit);
+  // Spliced weights are not in memory to move: only a rewrite that grew a
+  // model of nearly 2 GiB gets here, and loading it whole does it.
+  if (externalize && !spliced.empty())
+    return fail(PipelineStage::kSave,
+                Status(ErrorCode::kOutputFailed,
+                       fmt::format("{}: the result would pass 2 GiB; rerun with --save-external-data; nothing written", output)));
+  std::string data_name;
+  if (externalize) {
+    data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
+    Status name = CheckDataFileName(*model, in_dir, out_dir, output, data_name);
+    if (!name.ok()) return fail(PipelineStage::kCopyData, name);
+  }
+  std::vector<std::string> created;
+  Status copied = CopyExternalData(*model, in_dir, out_dir, &created, options.data_files);
+  if (!copied.ok()) {
+    RemoveCreated(created);
+    return fail(PipelineStage::kCopyData,
+                Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
+  }
+  if (externalize) {
+    Status moved = MoveWeightsToFile(model, out_dir, data_name, options.external_threshold, &created);
+    if (!moved.ok()) {
+      RemoveCreated(created);
+      return fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));
+    }
+  }
+  Status saved = spliced_source ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, spliced_bytes)
+                                : SaveModel(*model, output);
+  if (!saved.ok()) {
+    RemoveCreated(created);
+    return fail(PipelineStage::kSave, saved);
+  }
+  return {};
+}
+
 // One model's result as it is built, timed from construction.
 class Run {
  public:
@@ -190,55 +253,8 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     }
   }
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
-    // The marks come off before anything copies or checks external data files.
-    std::vector<SplicedInitializer> spliced;
-    if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
-    const std::string out_dir = fs::absolute(output).parent_path().string();
-    Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
-    if (!clash.ok()) return run.Fail(PipelineStage::kCopyData, clash);
-    if (options.weights == WeightStorage::kEmbedded) {
-      Status embedded = EmbedExternalData(&*model, in_dir, kProtobufLimit);
-      if (!embedded.ok())
-        return run.Fail(PipelineStage::kCopyData,
-                        Status(embedded.code(), fmt::format("{}: {}", output, embedded.message())));
-    }
-    // Before the data file is chosen: the model's own files must not be taken for it.
-    uint64_t spliced_size = 0;
-    for (const SplicedInitializer& s : spliced) spliced_size += s.length;
-    const bool externalize = options.weights == WeightStorage::kExternal ||
-                             (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() + spliced_size > kProtobufLimit);
-    // Spliced weights are not in memory to move: only a rewrite that grew a
-    // model of nearly 2 GiB gets here, and loading it whole does it.
-    if (externalize && !spliced.empty())
-      return run.Fail(PipelineStage::kSave,
-                      Status(ErrorCode::kOutputFailed,
-                             fmt::format("{}: the result would pass 2 GiB; rerun with --save-external-data; nothing written", output)));
-    std::string data_name;
-    if (externalize) {
-      data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
-      Status name = CheckDataFileName(*model, in_dir, out_dir, output, data_name);
-      if (!name.ok()) return run.Fail(PipelineStage::kCopyData, name);
-    }
-    std::vector<std::string> created;
-    Status copied = CopyExternalData(*model, in_dir, out_dir, &created, options.data_files);
-    if (!copied.ok()) {
-      RemoveCreated(created);
-      return run.Fail(PipelineStage::kCopyData,
-                      Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
-    }
-    if (externalize) {
-      Status moved = MoveWeightsToFile(&*model, out_dir, data_name, options.external_threshold, &created);
-      if (!moved.ok()) {
-        RemoveCreated(created);
-        return run.Fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));
-      }
-    }
-    Status saved = spliced_source ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, &r.spliced_bytes)
-                                  : SaveModel(*model, output);
-    if (!saved.ok()) {
-      RemoveCreated(created);
-      return run.Fail(PipelineStage::kSave, saved);
-    }
+    SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(), options, &r.spliced_bytes);
+    if (!failure.status.ok()) return run.Fail(failure.stage, failure.status);
     r.written = true;
   }
   if (options.keep_model) r.model = std::move(*model);
