@@ -1,9 +1,12 @@
 #include "saver/model_validator.h"
 
-#include <fmt/format.h>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <onnx/checker.h>
 
@@ -161,6 +164,18 @@ std::unordered_map<std::string, int> OpsetMap(const google::protobuf::RepeatedPt
 
 Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNode>& added,
                        std::vector<std::string>* notes) {
+  // Each value is written once per graph tree (SSA): two added nodes writing
+  // one name is a rewrite bug whatever ONNX version the model has.
+  std::unordered_map<const onnx::FunctionProto*, std::unordered_set<std::string_view>> written;
+  for (const AddedNode& a : added) {
+    auto& names = written[a.function];
+    for (const std::string& out : a.node->output()) {
+      if (!out.empty() && !names.insert(out).second)
+        return Status(ErrorCode::kValidationFailed,
+                      fmt::format("the rewrite wrote '{}' twice (node '{}', {})", out, a.node->name(),
+                                  a.node->op_type()));
+    }
+  }
   if (!WithinKnownRange(model)) {
     notes->push_back(fmt::format("the ONNX checker was skipped: the model is IR {} / opset {}, newer than the linked "
                                  "ONNX library knows (IR {} / opset {})",

@@ -9,6 +9,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/pipeline.h"
+#include "saver/model_validator.h"
 #include "report/exit_codes.h"
 #include "report/junit_writer.h"
 #include "report/report_builder.h"
@@ -241,4 +242,33 @@ TEST_CASE("an added node that breaks its schema fails validation by default, not
   CHECK(r.status.message().find("beta") != std::string::npos);
   CHECK(ExitCodeFor(r) == kExitInvalidResult);
   CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("added nodes that write one name twice fail validation, whatever the opset") {
+  // No rule can make the engine do this (templates assign each name once);
+  // the check guards the engine itself, so it is driven directly.
+  onnx::ModelProto model;
+  onnx::OnnxParser::Parse(model, R"(
+    < ir_version: 7, opset_import: ["" : 13] >
+    g (float[2] x) => (float[2] y) {
+      y = Relu(x)
+      y = Neg(x)
+    })");
+  const std::vector<AddedNode> added{{&model.graph().node(0), nullptr}, {&model.graph().node(1), nullptr}};
+  std::vector<std::string> notes;
+  Status s = CheckAddedNodes(model, added, &notes);
+  CHECK(s.code() == ErrorCode::kValidationFailed);
+  CHECK(s.message().find("wrote 'y' twice") != std::string::npos);
+  // One of them alone passes; the same name in two functions is no clash.
+  CHECK(CheckAddedNodes(model, {added[0]}, &notes).ok());
+  onnx::FunctionProto f1, f2;
+  for (onnx::FunctionProto* f : {&f1, &f2}) {
+    auto* op = f->add_opset_import();
+    op->set_domain("");
+    op->set_version(13);
+  }
+  CHECK(CheckAddedNodes(model, {{&model.graph().node(0), &f1}, {&model.graph().node(1), &f2}}, &notes).ok());
+  // Past the opsets ONNX 1.12 knows the schema checks are skipped, this one is not.
+  model.mutable_opset_import(0)->set_version(21);
+  CHECK(CheckAddedNodes(model, added, &notes).code() == ErrorCode::kValidationFailed);
 }
