@@ -46,20 +46,6 @@ fs::path FreshRoot(const char* name) {
   return root;
 }
 
-onnx::ModelProto ModelWithData(const std::string& location) {
-  auto model = testing::ModelFromText(
-      R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
-  auto* w = model.mutable_graph()->add_initializer();
-  w->set_name("w");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->add_dims(2);
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto* loc = w->add_external_data();
-  loc->set_key("location");
-  loc->set_value(location);
-  return model;
-}
-
 }  // namespace
 
 TEST_CASE("data file modes have stable names", "[saver]") {
@@ -164,14 +150,14 @@ TEST_CASE("linked external data is listed as created; removing it leaves the inp
   const fs::path root = FreshRoot("onnx_remap_place_created");
   { std::ofstream(root / "in" / "w.bin", std::ios::binary) << std::string(8, '\1'); }
   std::vector<std::string> created;
-  REQUIRE(CopyExternalData(ModelWithData("w.bin"), (root / "in").string(), (root / "out").string(), &created,
+  REQUIRE(CopyExternalData(testing::ModelWithExternalWeight("w.bin"), (root / "in").string(), (root / "out").string(), &created,
                            DataFileMode::kLink)
               .ok());
   REQUIRE(created == std::vector<std::string>{(root / "out" / "w.bin").string()});
   CHECK(SameInode(root / "in" / "w.bin", root / "out" / "w.bin"));
   // Again: the same inode is the same file, kept and not listed.
   created.clear();
-  REQUIRE(CopyExternalData(ModelWithData("w.bin"), (root / "in").string(), (root / "out").string(), &created,
+  REQUIRE(CopyExternalData(testing::ModelWithExternalWeight("w.bin"), (root / "in").string(), (root / "out").string(), &created,
                            DataFileMode::kCopy)
               .ok());
   CHECK(created.empty());

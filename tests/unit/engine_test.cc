@@ -316,19 +316,19 @@ TEST_CASE("a default-domain op ONNX does not define is unmapped", "[engine]") {
   CHECK(report->remaining[0].reason == "no rule for _DCNv2");
 }
 
-TEST_CASE("guards can read ranks and element types the model records", "[engine]") {
-  RuleSet rules = RulesFromText(R"rule(
-rule {
-  id: "aten-mm2"
-  match { aten: "mm2" }
-  signature: "aten::mm2(Tensor self, Tensor other) -> Tensor"
-  alternative {
-    min_opset: 9
-    when: "rank(self) == 2 and dtype(other) == 'float32'"
-    replace: "out = MatMul(self, other)"
-  }
+namespace {
+
+// One rule for aten::mm2 whose only alternative (opset 9) is guarded by `when`.
+RuleSet GuardedMm2(const std::string& signature, const std::string& when, const std::string& replace) {
+  return RulesFromText("rule { id: \"aten-mm2\" match { aten: \"mm2\" } signature: \"" + signature +
+                       "\" alternative { min_opset: 9 when: \"" + when + "\" replace: \"" + replace + "\" } }");
 }
-)rule");
+
+}  // namespace
+
+TEST_CASE("guards can read ranks and element types the model records", "[engine]") {
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self, Tensor other) -> Tensor",
+                             "rank(self) == 2 and dtype(other) == 'float32'", "out = MatMul(self, other)");
   auto model = ModelFromText(R"(
     < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
     g (float[2,3] a, float[3,4] b, float[2,3,3] c) => (float[2,4] y, float[2,3,4] z, float[2,4] w) {
@@ -349,18 +349,7 @@ rule {
 TEST_CASE("ranks are inferred through diamonds: a producer read twice is typed before its consumers", "[engine]") {
   // torch's softmax-like exp(s - max(s)) records no shape: the oracle walks back
   // through Sub(Div, ReduceMax(Div)), where Div is reached along two paths.
-  RuleSet rules = RulesFromText(R"rule(
-rule {
-  id: "aten-mm2"
-  match { aten: "mm2" }
-  signature: "aten::mm2(Tensor self) -> Tensor"
-  alternative {
-    min_opset: 9
-    when: "rank(self) == 3"
-    replace: "out = Identity(self)"
-  }
-}
-)rule");
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 3", "out = Identity(self)");
   auto model = ModelFromText(R"(
     < ir_version: 7, opset_import: ["" : 11, "org.pytorch.aten" : 1] >
     g (float[2,5,5] s, float c) => (float y) {

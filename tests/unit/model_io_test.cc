@@ -88,15 +88,7 @@ TEST_CASE("the index sees producers and uses at every depth", "[index]") {
 
 TEST_CASE("external data files follow the model to another folder", "[saver]") {
   namespace fs = std::filesystem;
-  auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
-  auto* w = model.mutable_graph()->add_initializer();
-  w->set_name("w");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->add_dims(2);
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto* loc = w->add_external_data();
-  loc->set_key("location");
-  loc->set_value("weights.bin");
+  auto model = testing::ModelWithExternalWeight("weights.bin");
   const fs::path root = fs::temp_directory_path() / "onnx_remap_external";
   fs::remove_all(root);
   fs::create_directories(root / "in");
@@ -148,15 +140,7 @@ TEST_CASE("an atomic write leaves only the file, with its old permissions", "[sa
 
 TEST_CASE("copied external data is listed, folders first, so it can be undone", "[saver]") {
   namespace fs = std::filesystem;
-  auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
-  auto* w = model.mutable_graph()->add_initializer();
-  w->set_name("w");
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->add_dims(2);
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto* loc = w->add_external_data();
-  loc->set_key("location");
-  loc->set_value("data/deep/w.bin");
+  auto model = testing::ModelWithExternalWeight("data/deep/w.bin");
   const fs::path root = fs::temp_directory_path() / "onnx_remap_created";
   fs::remove_all(root);
   fs::create_directories(root / "in" / "data" / "deep");
@@ -185,15 +169,7 @@ TEST_CASE("the external data copy follows no location out of the model's folder"
   fs::create_symlink("../secret.bin", root / "in" / "link.bin");
   for (const std::string& location : std::vector<std::string>{"link.bin", "../secret.bin", (root / "secret.bin").string()}) {
     INFO(location);
-    auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
-    auto* w = model.mutable_graph()->add_initializer();
-    w->set_name("w");
-    w->set_data_type(onnx::TensorProto::FLOAT);
-    w->add_dims(2);
-    w->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto* loc = w->add_external_data();
-    loc->set_key("location");
-    loc->set_value(location);
+    auto model = testing::ModelWithExternalWeight(location);
     Status copied = CopyExternalData(model, (root / "in").string(), (root / "out").string());
     CHECK(copied.code() == ErrorCode::kInvalidModel);
     CHECK(copied.message().find("refused") != std::string::npos);

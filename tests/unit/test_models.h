@@ -29,6 +29,21 @@ inline RuleSet RulesFromText(const std::string& text) {
   return std::move(loaded.rules);
 }
 
+// y = Add(x, w) with the initializer w (float[2]) stored as external data at `location`.
+inline onnx::ModelProto ModelWithExternalWeight(const std::string& location) {
+  auto model = ModelFromText(
+      R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Add(x, w) })");
+  auto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value(location);
+  return model;
+}
+
 inline std::string SourceDir() { return ONNX_REMAP_SOURCE_DIR; }
 
 }  // namespace remap::testing
