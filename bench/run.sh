@@ -6,6 +6,7 @@
 #   python  bench/baseline/rewrite.py IN OUT      (skipped without python3-onnx)
 #   floor   parse_serialize IN OUT                (protobuf parse + serialize)
 #   cp      cp IN [its external data files] OUTDIR/
+#   cpsync  the same cp, then sync of the copies (onnx-remap fsyncs its output)
 # timing each with /usr/bin/time -f '%e %M %U %S' (wall s, peak RSS KiB, user
 # and system CPU s: on a shared machine CPU time is the steadier), checks the
 # outputs of tool and python with check_output (loads, no ATen left,
@@ -117,14 +118,19 @@ for model in $MODELS; do
     run floor "$model" "$WORK/out/floor" "$FLOOR" "$MODELDIR/$model.onnx" "$WORK/out/floor/$model.onnx"
     # shellcheck disable=SC2046
     run cp "$model" "$WORK/out/cp" cp $(model_files "$model") "$WORK/out/cp/"
+    # onnx-remap fsyncs what it writes (an output is complete or absent, even
+    # after a crash); cp does not. The same copy made durable, for comparison.
+    # shellcheck disable=SC2046
+    run cpsync "$model" "$WORK/out/cpsync" bash -c 'cp "$@" && sync "${@: -1}"/*' cp $(model_files "$model") \
+      "$WORK/out/cpsync"
   done
   rm -rf "$WORK/out"
 done
 
 # The table: medians per model and command, then the ratios of the tool's.
 echo
-echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | Python onnx | cp | tool/floor | tool/cp | tool/Python | tool RSS / size |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | Python onnx | cp | cp + sync | tool/floor | tool/cp | tool/(cp + sync) | tool/Python | tool RSS / floor RSS | tool RSS / size |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for model in $MODELS; do
   # shellcheck disable=SC2046
   size=$(du -cb $(model_files "$model") | tail -n 1 | cut -f1)
@@ -148,8 +154,10 @@ for model in $MODELS; do
     END {
       for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]); U[c] = median(u[c]) }
       rss = ("tool" in t && !bad["tool"]) ? sprintf("%.2f", M["tool"] * 1024 / size) : "-"
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size), cell("tool"), cell("floor"),
-        havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), ratio("floor"), ratio("cp"), ratio("python"), rss
+      rss_floor = ("tool" in t && !bad["tool"] && "floor" in t && !bad["floor"]) ? div(M["tool"], M["floor"]) "x" : "-"
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size), cell("tool"),
+        cell("floor"), havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), cell("cpsync"), ratio("floor"),
+        ratio("cp"), ratio("cpsync"), ratio("python"), rss_floor, rss
     }' "$WORK/times"
 done
 echo
