@@ -25,6 +25,25 @@ TensorType FromProto(const onnx::TypeProto* t) {
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// The walk state of a node, in the slot of its first output until it has a
+// type: addresses only, never read (function statics: built on first use).
+const onnx::TypeProto* Walking() {
+  static const onnx::TypeProto mark;
+  return &mark;
+}
+const onnx::TypeProto* WalkedUntyped() {
+  static const onnx::TypeProto mark;
+  return &mark;
+}
+
+// The value whose slot holds the node's walk state: producers always have one.
+const std::string& KeyOutput(const onnx::NodeProto& node) {
+  for (const auto& out : node.output()) {
+    if (!out.empty()) return out;
+  }
+  return node.output(0);
+}
+
 // Default-domain operators whose one output has, at every opset, the type and
 // shape of their one input (ONNX infers them with
 // propagateShapeAndTypeFromFirstInput). Typing a long chain of them needs no
@@ -55,16 +74,32 @@ TensorType TypeOracle::TypeOf(const std::string& value) {
   return recorded;
 }
 
-const onnx::TypeProto* TypeOracle::Note(const std::string& value, const onnx::TypeProto& type) {
+bool TypeOracle::IsMark(const onnx::TypeProto* t) { return t == Walking() || t == WalkedUntyped(); }
+
+bool TypeOracle::Walked(const onnx::NodeProto& node) const {
+  return node.output_size() > 0 && inferred_.count(KeyOutput(node)) > 0;
+}
+
+const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {
+  intern_key_.clear();
+  type.AppendToString(&intern_key_);
+  auto it = interned_.find(intern_key_);
+  if (it != interned_.end()) return it->second;
   auto* kept = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(&types_arena_);
   *kept = type;
+  interned_.emplace(intern_key_, kept);
+  return kept;
+}
+
+const onnx::TypeProto* TypeOracle::Note(const std::string& value, const onnx::TypeProto& type) {
+  const onnx::TypeProto* kept = Intern(type);
   names_.Slot(&inferred_, value) = kept;
   return kept;
 }
 
 const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
   auto it = inferred_.find(value);
-  if (it != inferred_.end()) return it->second;
+  if (it != inferred_.end() && !IsMark(it->second)) return it->second;
   if (const onnx::TypeProto* t = index_->RecordedTypeProto(value)) return t;
   Producer p = index_->ProducerOf(value);
   if (p.kind == Producer::Kind::kInitializer && p.initializer) {
@@ -81,7 +116,7 @@ const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
 const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
   if (const onnx::TypeProto* t = Known(value)) return t;
   Producer p = index_->ProducerOf(value);
-  if (p.kind != Producer::Kind::kNode || !p.node || walked_.count(p.node)) return nullptr;
+  if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) return nullptr;
   Resolve(p.node);
   return Known(value);
 }
@@ -102,25 +137,27 @@ void TypeOracle::Resolve(const onnx::NodeProto* node) {
     const onnx::NodeProto* n = top.node;
     if (!top.expanded) {
       // Done, or expanded by a second copy pushed later (a diamond) and finished since.
-      auto [state, fresh] = walked_.try_emplace(n, Walk::kInProgress);
-      if (!fresh && state->second == Walk::kDone) {
+      const onnx::TypeProto*& state = names_.Slot(&inferred_, KeyOutput(*n));
+      if (state && state != Walking()) {
         stack.pop_back();
         continue;
       }
+      state = Walking();
       top.expanded = true;
       for (const auto& in : n->input()) {
         if (in.empty() || Known(in)) continue;
         Producer p = index_->ProducerOf(in);
         // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
-        if (p.kind != Producer::Kind::kNode || !p.node || walked_.count(p.node)) continue;
+        if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) continue;
         stack.push_back({p.node, false});
       }
       continue;
     }
     stack.pop_back();
-    walked_[n] = Walk::kDone;
     std::string ignored;
     Infer(*n, /*strict=*/false, &ignored);
+    const onnx::TypeProto*& state = names_.Slot(&inferred_, KeyOutput(*n));
+    if (state == Walking()) state = WalkedUntyped();
   }
 }
 

@@ -39,18 +39,26 @@ class TypeOracle {
   void Resolve(const onnx::NodeProto* node);
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
   bool InferSameAsInput(const onnx::NodeProto& node);
-  // Keeps a copy of `type` as the type of `value`; returns the copy.
+  // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
+  // One kept copy per distinct type: a model has far fewer types than values.
+  const onnx::TypeProto* Intern(const onnx::TypeProto& type);
+  // Whether `node` was walked (or is being walked); its state lives in the
+  // slot of its first output (Mark), so walking needs no per-node map.
+  bool Walked(const onnx::NodeProto& node) const;
+  static bool IsMark(const onnx::TypeProto* t);
 
   const GraphIndex* index_;
   std::unordered_map<std::string, int> opsets_;
-  // Inferred types live on `types_arena_`; a value whose type is its input's
-  // (Relu(x)) shares the input's TypeProto.
+  // Inferred types live on `types_arena_`, one copy per distinct type
+  // (`interned_`, keyed by its serialized bytes); values share them.
   google::protobuf::Arena types_arena_;
+  std::unordered_map<std::string, const onnx::TypeProto*> interned_;
+  std::string intern_key_;  // scratch
   NameArena names_;  // before the maps: they allocate from it
+  // value -> its inferred type; for the first output of a node being walked,
+  // or walked without a type, one of two marks (walking, walked untyped).
   NameMap<const onnx::TypeProto*> inferred_{names_.resource()};
-  enum class Walk : char { kInProgress, kDone };
-  std::pmr::unordered_map<const onnx::NodeProto*, Walk> walked_{names_.resource()};
   // Scratch for Infer, kept to reuse its buckets.
   std::unordered_map<std::string, onnx::TypeProto*> input_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;

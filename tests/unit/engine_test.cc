@@ -366,6 +366,29 @@ TEST_CASE("ranks are inferred through diamonds: a producer read twice is typed b
   CHECK(report->remaining.empty());
 }
 
+TEST_CASE("a type the model records holds after its producer was walked for another output", "[engine]") {
+  // The oracle keeps a node's walk state in the slot of its first output; a
+  // walk that types nothing (no schema for custom.Split2) must not hide the
+  // type the model records for that output from the inference of its
+  // consumers (Relu, whose output the second mm2 reads).
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 2", "out = Identity(self)");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
+    g (float[2,3] x) => (float y, float z) <float[2,3] v> {
+      v, w = custom.Split2(x)
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(w)
+      u = Relu(v)
+      z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(u)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  // Left: Split2 itself (no rule) and the mm2 of `w`, which nothing types.
+  REQUIRE(report->remaining.size() == 2);
+  CHECK(report->remaining[0].op == "custom::Split2");
+  CHECK(report->remaining[1].reason.find("the rank of 'w' is not known") != std::string::npos);
+  CHECK(report->rewritten.size() == 1);
+}
+
 TEST_CASE("dims() reads static sizes, None where a dim is symbolic, through standard nodes", "[engine]") {
   RuleSet rules = RulesFromText(R"rule(
 rule {
