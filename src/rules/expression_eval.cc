@@ -1,5 +1,9 @@
 // Evaluates an expression tree: names through the caller's Lookup (after the
 // comprehension variables in scope), operators with Python's semantics.
+#include <deque>
+#include <string_view>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "rules/expression.h"
@@ -14,8 +18,16 @@ namespace {
 using Op = ExprNode::Op;
 using K = Value::Kind;
 
-// Node evaluations per Evaluate: bounds the time a nested comprehension can take.
+// Node evaluations per Evaluate, plus one per value copied out of a name:
+// bounds the time a nested comprehension can take.
 constexpr size_t kMaxSteps = 10000000;
+
+// The number of values in `v`, nested lists' items included: what copying it costs.
+size_t DeepSize(const Value& v) {
+  size_t n = 1;
+  for (const Value& item : v.list) n += DeepSize(item);
+  return n;
+}
 
 ArithOp ToArith(Op op) {
   switch (op) {
@@ -126,14 +138,50 @@ class Evaluator {
   }
 
   bool EvalName(const ExprNode& n, Value* out) {
+    const Value* v = nullptr;
+    if (!NameRef(n, &v)) return false;
+    // A copy costs its size: `[len(big) for i in range(n)]` is n * size(big) work.
+    steps_ += DeepSize(*v) - 1;
+    if (steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
+    *out = *v;
+    return true;
+  }
+
+  // The value a name stands for, where it is kept: a comprehension variable,
+  // or the caller's value, looked up once per evaluation.
+  bool NameRef(const ExprNode& n, const Value** out) {
     for (auto it = locals_.rbegin(); it != locals_.rend(); ++it) {
       if (it->first == n.name) {
-        *out = it->second;
+        *out = &it->second;
         return true;
       }
     }
-    std::string why;
-    return lookup_(n.name, out, &why) || Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
+    auto cached = looked_up_.find(n.name);
+    if (cached == looked_up_.end()) {
+      Value v;
+      std::string why;
+      if (!lookup_(n.name, &v, &why)) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
+      cached = looked_up_.emplace(n.name, std::move(v)).first;
+    }
+    *out = &cached->second;
+    return true;
+  }
+
+  // `n`'s value without a copy where it is already kept (a name, an item of
+  // one): `[lin[h][w] for h in ... for w in ...]` must not copy `lin` per item.
+  // Otherwise `n` is evaluated into `scratch`.
+  bool Ref(const ExprNode& n, Value* scratch, const Value** out) {
+    if (n.op == Op::kName) {
+      if (++steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
+      return NameRef(n, out);
+    }
+    if (n.op == Op::kIndex) {
+      if (++steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
+      return IndexRef(n, scratch, out);
+    }
+    if (!Eval(n, scratch)) return false;
+    *out = scratch;
+    return true;
   }
 
   // Runs clauses[k...] of a comprehension, appending its elements to `items`.
@@ -150,16 +198,18 @@ class Evaluator {
       if (!EvalBool(*clause.kids[0], &b)) return false;
       return !b || EvalClauses(comp, k + 1, items);
     }
-    Value iterable;
-    if (!Eval(*clause.kids[0], &iterable)) return false;
-    if (iterable.kind == K::kString) {
+    Value scratch;
+    const Value* iterable = nullptr;
+    if (!Ref(*clause.kids[0], &scratch, &iterable)) return false;
+    if (iterable->kind == K::kString) {
       std::vector<Value> chars;
-      for (char c : iterable.s) chars.push_back(Value::String(std::string(1, c)));
-      iterable = Value::List(std::move(chars));
+      for (char c : iterable->s) chars.push_back(Value::String(std::string(1, c)));
+      scratch = Value::List(std::move(chars));
+      iterable = &scratch;
     }
-    if (iterable.kind != K::kList) return Fail(*clause.kids[0], fmt::format("cannot iterate over {}", KindName(iterable.kind)));
+    if (iterable->kind != K::kList) return Fail(*clause.kids[0], fmt::format("cannot iterate over {}", KindName(iterable->kind)));
     const size_t depth = locals_.size();
-    for (const Value& item : iterable.list) {
+    for (const Value& item : iterable->list) {
       if (clause.names.size() == 1) {
         locals_.emplace_back(clause.names[0], item);
       } else {
@@ -174,23 +224,52 @@ class Evaluator {
     return true;
   }
 
+  // base[index], by reference into base where base is kept (Ref).
+  bool IndexRef(const ExprNode& n, Value* scratch, const Value** out) {
+    Value base_scratch;
+    const Value* base = nullptr;
+    size_t k = 0;
+    if (!Ref(*n.kids[0], &base_scratch, &base) || !ItemIndex(n, *base, &k)) return false;
+    if (base->kind == K::kString) {
+      *scratch = Value::String(std::string(1, base->s[k]));
+      *out = scratch;
+    } else if (base == &base_scratch) {
+      *scratch = std::move(base_scratch.list[k]);
+      *out = scratch;
+    } else {
+      *out = &base->list[k];
+    }
+    return true;
+  }
+
   bool EvalIndex(const ExprNode& n, Value* out) {
-    Value base, index;
-    if (!Eval(*n.kids[0], &base) || !Eval(*n.kids[1], &index)) return false;
+    Value scratch;
+    const Value* item = nullptr;
+    if (!IndexRef(n, &scratch, &item)) return false;
+    if (item == &scratch) *out = std::move(scratch);
+    else *out = *item;
+    return true;
+  }
+
+  // The position in `base` that the index of `n` (base[index]) names.
+  bool ItemIndex(const ExprNode& n, const Value& base, size_t* out) {
+    Value index;
+    if (!Eval(*n.kids[1], &index)) return false;
     if (base.kind != K::kList && base.kind != K::kString) return Fail(n, fmt::format("cannot index {}", ToString(base)));
     if (!index.is_int()) return Fail(n, fmt::format("index must be an int, got {}", ToString(index)));
     const int64_t size = static_cast<int64_t>(base.kind == K::kList ? base.list.size() : base.s.size());
     int64_t k = index.as_int();
     if (k < 0) k += size;
     if (k < 0 || k >= size) return Fail(n, fmt::format("index {} is out of range for {}", ToString(index), ToString(base)));
-    if (base.kind == K::kString) *out = Value::String(std::string(1, base.s[static_cast<size_t>(k)]));
-    else *out = base.list[static_cast<size_t>(k)];
+    *out = static_cast<size_t>(k);
     return true;
   }
 
   bool EvalSlice(const ExprNode& n, Value* out) {
-    Value base, bound[3];
-    if (!Eval(*n.kids[0], &base)) return false;
+    Value scratch, bound[3];
+    const Value* ref = nullptr;
+    if (!Ref(*n.kids[0], &scratch, &ref)) return false;
+    const Value& base = *ref;
     for (int b = 0; b < 3; ++b) {
       if (n.kids[b + 1] && !Eval(*n.kids[b + 1], &bound[b])) return false;
       if (!bound[b].is_none() && !bound[b].is_int())
@@ -278,7 +357,11 @@ class Evaluator {
 
   const Expression::Lookup& lookup_;
   ExprError* error_;
-  std::vector<std::pair<std::string, Value>> locals_;  // comprehension variables, innermost last
+  // Comprehension variables, innermost last; a deque so that references to
+  // them (Ref) survive the pushes of a nested comprehension.
+  std::deque<std::pair<std::string, Value>> locals_;
+  // Names from lookup_, which do not change during one evaluation.
+  std::unordered_map<std::string, Value> looked_up_;
   size_t steps_ = 0;
 };
 

@@ -251,6 +251,45 @@ TEST_CASE("list comprehensions", "[expression]") {
         std::string::npos);
 }
 
+TEST_CASE("names are read in place: indexing a big list per item copies nothing, copying it costs its size",
+          "[expression]") {
+  // 400 x 400: big[r][c] = 400 * r + c. A comprehension that copied `big` for
+  // every index (as affine_grid's table lookups once did) would do 160,000
+  // copies of 160,000 values.
+  int lookups = 0;
+  auto lookup = [&lookups](const std::string& name, Value* out, std::string* why) {
+    if (name != "big") {
+      *why = "unbound";
+      return false;
+    }
+    ++lookups;
+    std::vector<Value> rows;
+    for (int r = 0; r < 400; ++r) {
+      std::vector<Value> row;
+      for (int c = 0; c < 400; ++c) row.push_back(Value::Int(400 * r + c));
+      rows.push_back(Value::List(std::move(row)));
+    }
+    *out = Value::List(std::move(rows));
+    return true;
+  };
+  auto eval = [&](const std::string& text, Value* v, ExprError* e) {
+    Expression x = Expression::Parse(text, e);
+    REQUIRE_FALSE(x.empty());
+    lookups = 0;
+    return x.Evaluate(lookup, v, e);
+  };
+  Value v;
+  ExprError e;
+  REQUIRE(eval("sum(big[i][j] for i in range(400) for j in range(400))", &v, &e));
+  CHECK(ToString(v) == "12799920000");
+  CHECK(lookups == 1);  // once per evaluation, not per use
+  REQUIRE(eval("sum(len(row) for row in big) + len(big[7][1:5])", &v, &e));
+  CHECK(ToString(v) == "160004");
+  // A copy of the whole list per item is counted as work: 100 x 160,401 values.
+  CHECK_FALSE(eval("[len(big) for i in range(100)]", &v, &e));
+  CHECK(e.message.find("steps") != std::string::npos);
+}
+
 TEST_CASE("names() lists only free names, with offsets", "[expression]") {
   ExprError e;
   Expression x = Expression::Parse("[i * k for i in range(n) if i != skip] + [i] + [math.pi]", &e);
