@@ -37,6 +37,9 @@ seed() {  # seed TARGET FILE...: copies under names made from their paths
 every=${FUZZ_SEED_EVERY:-8}
 mapfile -t models < <(find tests/fixtures/torch tests/fixtures/corpus -name '*.onnx' -size -16k | sort | awk -v n="$every" 'NR % n == 1')
 seed model_fuzzer "${models[@]}"
+# Inputs the fuzzer once found (crash, slow unit), kept so that every run
+# tries them again first (fuzz/regressions/README.md).
+seed model_fuzzer fuzz/regressions/model_fuzzer/*
 mapfile -t rule_files < <(find rules tests/unit/bad_rules -name '*.textproto' | sort | awk -v n="$every" 'NR % n == 1 || /bad_rules/')
 seed rule_file_fuzzer "${rule_files[@]}"
 
