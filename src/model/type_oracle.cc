@@ -58,6 +58,35 @@ bool SameTypeAsInput(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
+// A value typed as a tensor with a known element type.
+bool TensorTyped(const onnx::ValueInfoProto& vi) {
+  return vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0;
+}
+
+// What `into` and `other` have in common (the union of the shapes two If
+// branches may give): a dim both fix alike stays, any other becomes unknown,
+// and ranks that differ leave no shape.
+void KeepCommonShape(const onnx::TypeProto_Tensor& other, onnx::TypeProto_Tensor* into) {
+  if (!other.has_shape() || !into->has_shape() || other.shape().dim_size() != into->shape().dim_size()) {
+    into->clear_shape();
+    return;
+  }
+  for (int k = 0; k < other.shape().dim_size(); ++k) {
+    const auto& a = other.shape().dim(k);
+    auto* b = into->mutable_shape()->mutable_dim(k);
+    const bool same = (a.has_dim_value() && b->has_dim_value() && a.dim_value() == b->dim_value()) ||
+                      (a.has_dim_param() && b->has_dim_param() && a.dim_param() == b->dim_param());
+    if (!same) b->Clear();
+  }
+}
+
+const onnx::GraphProto* GraphAttribute(const onnx::NodeProto& node, const char* name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name && a.has_g()) return &a.g();
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TypeOracle::TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets)
@@ -171,9 +200,56 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node) {
   return true;
 }
 
+// If and Loop outputs from the types their bodies declare for their outputs
+// (torch's exporter declares them): no copy of the node, no inference of its
+// bodies, and no need for the types of the outer values they read. A Loop's
+// carried value has its body output's type (the last iteration's), a scan
+// output that type stacked over the iterations. Scan, sequences, and bodies
+// that declare no element type are left to ONNX's inference.
+bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node.domain())) return false;
+  const int n = node.output_size();
+  std::vector<onnx::TypeProto> types(static_cast<size_t>(n));
+  if (node.op_type() == "If") {
+    const onnx::GraphProto* then_branch = GraphAttribute(node, "then_branch");
+    const onnx::GraphProto* else_branch = GraphAttribute(node, "else_branch");
+    if (!then_branch || !else_branch || then_branch->output_size() != n || else_branch->output_size() != n) return false;
+    for (int k = 0; k < n; ++k) {
+      const auto& a = then_branch->output(k);
+      const auto& b = else_branch->output(k);
+      if (!TensorTyped(a) || !TensorTyped(b) || a.type().tensor_type().elem_type() != b.type().tensor_type().elem_type())
+        return false;
+      types[static_cast<size_t>(k)] = a.type();
+      KeepCommonShape(b.type().tensor_type(), types[static_cast<size_t>(k)].mutable_tensor_type());
+    }
+  } else if (node.op_type() == "Loop") {
+    const onnx::GraphProto* body = GraphAttribute(node, "body");
+    const int carried = node.input_size() - 2;
+    if (!body || carried < 0 || body->output_size() != n + 1) return false;
+    for (int k = 0; k < n; ++k) {
+      const auto& out = body->output(k + 1);  // after the condition
+      if (!TensorTyped(out)) return false;
+      onnx::TypeProto& t = types[static_cast<size_t>(k)];
+      t = out.type();
+      if (k >= carried && t.tensor_type().has_shape()) {
+        onnx::TensorShapeProto stacked;
+        stacked.add_dim();  // the number of iterations
+        for (const auto& d : t.tensor_type().shape().dim()) *stacked.add_dim() = d;
+        *t.mutable_tensor_type()->mutable_shape() = std::move(stacked);
+      }
+    }
+  } else {
+    return false;
+  }
+  for (int k = 0; k < n; ++k) {
+    if (!node.output(k).empty()) Note(node.output(k), types[static_cast<size_t>(k)]);
+  }
+  return true;
+}
+
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
-  // A strict inference judges the node's types, which the shortcut does not.
-  if (!strict && InferSameAsInput(node)) return true;
+  // A strict inference judges the node's types, which the shortcuts do not.
+  if (!strict && (InferSameAsInput(node) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());

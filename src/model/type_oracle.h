@@ -39,6 +39,7 @@ class TypeOracle {
   void Resolve(const onnx::NodeProto* node);
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
   bool InferSameAsInput(const onnx::NodeProto& node);
+  bool InferFromBodies(const onnx::NodeProto& node);
   // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
   // One kept copy per distinct type: a model has far fewer types than values.

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/engine.h"
 #include "model/opset_import.h"
@@ -387,6 +389,45 @@ TEST_CASE("a type the model records holds after its producer was walked for anot
   CHECK(report->remaining[0].op == "custom::Split2");
   CHECK(report->remaining[1].reason.find("the rank of 'w' is not known") != std::string::npos);
   CHECK(report->rewritten.size() == 1);
+}
+
+TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]") {
+  // The bodies read `u`, which nothing types (custom.Op has no schema): the
+  // oracle types the If and Loop outputs from what their bodies declare, as
+  // torch's exporter writes them, without inferring the bodies.
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 2 and dtype(self) == 'float32'",
+                             "out = Identity(self)");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
+    g (bool c, float[2,3] x, int64 n) => (float y, float z, float w, float v) {
+      u = custom.Op(x)
+      i = If(c) <
+        then_branch = t () => (float[2,3] a) { a = Relu(u) },
+        else_branch = e () => (float[2,4] b) { b = Neg(u) }
+      >
+      s, k = Loop(n, c, x) <
+        body = bd (int64 it, bool ci, float[2,3] xi) => (bool co, float[2,3] xo, float[2,3] ko) {
+          co = Identity(ci)
+          xo = Add(xi, u)
+          ko = Identity(xo)
+        }
+      >
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(i)
+      z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(s)
+      w = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(k)
+      v = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(u)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  // i: float, rank 2 (the branches agree on the rank, not on the last dim);
+  // s: the loop-carried [2,3]; k: a scan output, [iterations, 2, 3], rank 3.
+  std::vector<std::string> left;
+  for (const auto& r : report->remaining) left.push_back(r.op + " " + r.reason);
+  INFO(fmt::format("{}", fmt::join(left, "\n")));
+  CHECK(report->rewritten.size() == 2);
+  REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(k) (rank 3), mm2(u) (untyped)
+  CHECK(report->remaining[1].reason.find("rank(self) == 2") != std::string::npos);
+  CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
 
 TEST_CASE("dims() reads static sizes, None where a dim is symbolic, through standard nodes", "[engine]") {
