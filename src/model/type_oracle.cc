@@ -58,9 +58,16 @@ bool SameTypeAsInput(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
-// A value typed as a tensor with a known element type.
-bool TensorTyped(const onnx::ValueInfoProto& vi) {
-  return vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0;
+// A tensor whose element type and every dim are declared: ONNX's inference
+// of the body could add nothing to it.
+bool FullyDeclared(const onnx::ValueInfoProto& vi) {
+  if (!vi.type().has_tensor_type()) return false;
+  const auto& t = vi.type().tensor_type();
+  if (t.elem_type() == 0 || !t.has_shape()) return false;
+  for (const auto& d : t.shape().dim()) {
+    if (!d.has_dim_value()) return false;
+  }
+  return true;
 }
 
 // What `into` and `other` have in common (the union of the shapes two If
@@ -204,8 +211,10 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node) {
 // (torch's exporter declares them): no copy of the node, no inference of its
 // bodies, and no need for the types of the outer values they read. A Loop's
 // carried value has its body output's type (the last iteration's), a scan
-// output that type stacked over the iterations. Scan, sequences, and bodies
-// that declare no element type are left to ONNX's inference.
+// output that type stacked over the iterations. Only bodies that declare
+// every dim of every output: ONNX's inference could refine anything less (a
+// rank, a static size a rule reads), so Scan, sequences and partly declared
+// bodies are left to it.
 bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
   if (!IsDefaultDomain(node.domain())) return false;
   const int n = node.output_size();
@@ -217,7 +226,7 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
     for (int k = 0; k < n; ++k) {
       const auto& a = then_branch->output(k);
       const auto& b = else_branch->output(k);
-      if (!TensorTyped(a) || !TensorTyped(b) || a.type().tensor_type().elem_type() != b.type().tensor_type().elem_type())
+      if (!FullyDeclared(a) || !FullyDeclared(b) || a.type().tensor_type().elem_type() != b.type().tensor_type().elem_type())
         return false;
       types[static_cast<size_t>(k)] = a.type();
       KeepCommonShape(b.type().tensor_type(), types[static_cast<size_t>(k)].mutable_tensor_type());
@@ -228,7 +237,7 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
     if (!body || carried < 0 || body->output_size() != n + 1) return false;
     for (int k = 0; k < n; ++k) {
       const auto& out = body->output(k + 1);  // after the condition
-      if (!TensorTyped(out)) return false;
+      if (!FullyDeclared(out)) return false;
       onnx::TypeProto& t = types[static_cast<size_t>(k)];
       t = out.type();
       if (k >= carried && t.tensor_type().has_shape()) {

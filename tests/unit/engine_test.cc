@@ -430,6 +430,25 @@ TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]")
   CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
 
+TEST_CASE("If outputs with symbolic dims are still inferred through the branches", "[engine]") {
+  // The branches declare [N, 3]; ONNX's inference of them knows N is 2, which
+  // dims() reads. The declared types alone would say None.
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "dims(self) == [2, 3]", "out = Identity(self)");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (bool c, float[2,3] x) => (float y) {
+      i = If(c) <
+        then_branch = t () => (float[N,3] a) { a = Relu(x) },
+        else_branch = e () => (float[N,3] b) { b = Neg(x) }
+      >
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(i)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  INFO((report->remaining.empty() ? std::string() : report->remaining[0].reason));
+  CHECK(report->rewritten.size() == 1);
+}
+
 TEST_CASE("dims() reads static sizes, None where a dim is symbolic, through standard nodes", "[engine]") {
   RuleSet rules = RulesFromText(R"rule(
 rule {
