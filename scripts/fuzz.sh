@@ -52,11 +52,16 @@ for target in "${targets[@]}"; do
   # -rss_limit_mb/-malloc_limit_mb: a declared size that makes us allocate
   # gigabytes is a finding (oom-*), not a machine brought down. -timeout=120:
   # bounded but slow work is no hang (a replacement at its 100000-node cap
-  # takes ~2 s optimized, over 60 s in this -O0 ASan build on a busy machine).
+  # takes ~2 s optimized, over 60 s in an -O0 ASan build on a busy machine).
+  # -report_slow_units=40 (libFuzzer's default is 10): a unit that slow is a
+  # finding (slow-unit-*). A max_pool3d with a 32770-wide dilated kernel
+  # (98k replacement nodes, under the cap) takes 3.7 s optimized and 20 s
+  # here; an affine_grid input that copied a table per grid point took 52 s
+  # (fuzz/regressions/README.md).
   rc=0
   touch "$log.start"
   "$build/bin/$target" "$work/corpus/$target" "$work/seeds/$target" \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=120 \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=120 -report_slow_units=40 \
     -print_final_stats=1 -artifact_prefix="$work/findings/$target/" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   # Without final stats (a crash), the last status line's "#N" counts them.
