@@ -38,8 +38,8 @@ every=${FUZZ_SEED_EVERY:-8}
 mapfile -t models < <(find tests/fixtures/torch tests/fixtures/corpus -name '*.onnx' -size -16k | sort | awk -v n="$every" 'NR % n == 1')
 seed model_fuzzer "${models[@]}"
 # Inputs the fuzzer once found (crash, slow unit), kept so that every run
-# tries them again first (fuzz/regressions/README.md).
-seed model_fuzzer fuzz/regressions/model_fuzzer/*
+# tries them again first (tests/fuzz_regressions/README.md).
+seed model_fuzzer tests/fuzz_regressions/model_*.onnx
 mapfile -t rule_files < <(find rules tests/unit/bad_rules -name '*.textproto' | sort | awk -v n="$every" 'NR % n == 1 || /bad_rules/')
 seed rule_file_fuzzer "${rule_files[@]}"
 
@@ -56,8 +56,8 @@ for target in "${targets[@]}"; do
   # -report_slow_units=40 (libFuzzer's default is 10): a unit that slow is a
   # finding (slow-unit-*). A max_pool3d with a 32770-wide dilated kernel
   # (98k replacement nodes, under the cap) takes 3.7 s optimized and 20 s
-  # here; an affine_grid input that copied a table per grid point took 52 s
-  # (fuzz/regressions/README.md).
+  # here; the slow units found so far took 52 s and 57 s
+  # (tests/fuzz_regressions/README.md).
   rc=0
   touch "$log.start"
   "$build/bin/$target" "$work/corpus/$target" "$work/seeds/$target" \

@@ -277,6 +277,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TreeRewriter rewriter(classify, match, &index, &report, options.added, nullptr);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
+    report.nodes_typed += oracle.nodes_typed();
     AddImports(model->mutable_opset_import(), rewriter.imports_needed());
     rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());
   }
@@ -292,6 +293,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TreeRewriter rewriter(classify, match, &index, &report, options.added, &f);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);
+    report.nodes_typed += oracle.nodes_typed();
     AddImports(f.mutable_opset_import(), rewriter.imports_needed());
     AddImports(model->mutable_opset_import(), rewriter.imports_needed());
     rewritten_domains.insert(rewriter.domains_rewritten().begin(), rewriter.domains_rewritten().end());

@@ -35,6 +35,9 @@ struct RewriteReport {
   std::vector<NodeOutcome> rewritten;
   std::vector<NodeOutcome> remaining;
   std::vector<std::string> notes;  // plain statements about validation and opsets
+  // Nodes whose output types were inferred, counting a node once per time:
+  // types are computed only where a rule asks, and each emitted node once.
+  size_t nodes_typed = 0;
 };
 
 }  // namespace remap

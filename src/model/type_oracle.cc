@@ -257,6 +257,7 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
 }
 
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
+  ++nodes_typed_;
   // A strict inference judges the node's types, which the shortcuts do not.
   if (!strict && (InferSameAsInput(node) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
@@ -332,8 +333,9 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   return true;
 }
 
-void TypeOracle::TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes) {
-  for (const auto& n : nodes) {
+void TypeOracle::TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes, size_t from) {
+  for (size_t k = from; k < nodes.size(); ++k) {
+    const onnx::NodeProto& n = nodes[k];
     std::string ignored;
     Infer(n, /*strict=*/false, &ignored);
     if (n.op_type() == "Constant" && IsDefaultDomain(n.domain()) && n.output_size() == 1) {

@@ -30,9 +30,14 @@ class TypeOracle {
   // inference finds a type error in a node whose input types are all known
   // (e.g. a float32 Constant added to a float64 input).
   bool TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std::string* why);
-  // Types nodes being emitted, without judging them: what a fragment called in
-  // the middle of a replacement needs to know of the values before it.
-  void TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes);
+  // Types nodes[from..] being emitted, without judging them: what a fragment
+  // called in the middle of a replacement needs to know of the values before
+  // it. The caller passes where the last call stopped, so a replacement of
+  // many fragment calls types each node once.
+  void TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes, size_t from);
+  // How many times a node was typed: types are computed only where a rule
+  // asks, so this stays far below the model's node count on most models.
+  size_t nodes_typed() const { return nodes_typed_; }
 
  private:
   const onnx::TypeProto* Known(const std::string& value);
@@ -65,6 +70,7 @@ class TypeOracle {
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
   // Values of the Constants of the replacement being typed (not in the index yet).
   std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
+  size_t nodes_typed_ = 0;
 };
 
 }  // namespace remap

@@ -324,6 +324,7 @@ class Instantiator {
     std::vector<onnx::NodeProto> nodes;
     for (const auto& n : g.node()) ok = ok && EmitNode(n, frame, &nodes);
     for (auto& n : nodes) *out->add_node() = std::move(n);
+    typed_.erase(&nodes);  // its address may be reused by the next subgraph's list
     for (const auto& vi : g.output()) {
       onnx::ValueInfoProto* nvi = out->add_output();
       *nvi = vi;
@@ -348,7 +349,11 @@ class Instantiator {
       if (!ResolveInput(in, caller, &inputs)) return false;
     }
     // The fragment may ask rank()/dtype() of values this replacement computed before the call.
-    if (TypeOracle* oracle = index_->type_oracle()) oracle->TypeEmittedSoFar(*out);
+    if (TypeOracle* oracle = index_->type_oracle()) {
+      size_t& typed = typed_[out];
+      oracle->TypeEmittedSoFar(*out, typed);
+      typed = out->size();
+    }
     std::vector<bool> attr_used(static_cast<size_t>(call.attribute_size()), false);
     size_t next_input = 0;
     for (const Argument& arg : fragment.signature.args) {
@@ -423,6 +428,8 @@ class Instantiator {
   RuleFailure failure_;
   int depth_ = 0;
   size_t emitted_ = 0;
+  // Per list of emitted nodes: how many of them the type oracle has seen.
+  std::unordered_map<const std::vector<onnx::NodeProto>*, size_t> typed_;
 };
 
 }  // namespace
