@@ -12,14 +12,14 @@ GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
   const size_t expected = static_cast<size_t>(graph.node_size()) * 2 + static_cast<size_t>(graph.initializer_size());
   index.t_->values.reserve(expected);
-  index.t_->node_names.reserve(static_cast<size_t>(graph.node_size()));
+  index.t_->node_name_hashes.reserve(static_cast<size_t>(graph.node_size()));
   index.IndexGraph(graph);
   return index;
 }
 
 GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   GraphIndex index;
-  for (const auto& in : function.input()) index.Slot(in).producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+  for (const auto& in : function.input()) index.Slot(in).set_producer(Producer{Producer::Kind::kGraphInput, nullptr, nullptr});
   for (const auto& out : function.output()) ++index.Slot(out).uses;
   for (const auto& node : function.node()) index.IndexNode(node);
   return index;
@@ -27,13 +27,13 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
 
 void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
   for (const auto& in : graph.input()) {
-    Slot(in.name()).producer = Producer{Producer::Kind::kGraphInput, nullptr, nullptr};
+    Slot(in.name()).set_producer(Producer{Producer::Kind::kGraphInput, nullptr, nullptr});
     NoteType(in);
   }
   // An initializer that is also a graph input stays an input: callers may override it.
   for (const auto& init : graph.initializer()) {
     Entry& e = Slot(init.name());
-    if (e.producer.kind == Producer::Kind::kUnknown) e.producer = Producer{Producer::Kind::kInitializer, nullptr, &init};
+    if (e.producer().kind == Producer::Kind::kUnknown) e.set_producer(Producer{Producer::Kind::kInitializer, nullptr, &init});
     e.type = TensorType{init.data_type(), init.dims_size()};
   }
   for (const auto& init : graph.sparse_initializer()) Slot(init.values().name());
@@ -46,12 +46,12 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
 }
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
-  if (!node.name().empty()) t_->arena.Insert(&t_->node_names, node.name());
+  if (!node.name().empty()) t_->node_name_hashes.insert(std::hash<std::string_view>()(node.name()));
   for (const auto& in : node.input()) {
     if (!in.empty()) ++Slot(in).uses;
   }
   for (const auto& out : node.output()) {
-    if (!out.empty()) Slot(out).producer = Producer{Producer::Kind::kNode, &node, nullptr};
+    if (!out.empty()) Slot(out).set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
   }
   ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
 }
@@ -86,24 +86,34 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
   return dims;
 }
 
-TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
+const GraphIndex::Entry* GraphIndex::Find(std::string_view value) const {
   auto it = t_->values.find(value);
-  return it == t_->values.end() ? TensorType{} : it->second.type;
+  return it == t_->values.end() ? nullptr : &it->second;
+}
+
+GraphIndex::Entry* GraphIndex::Find(std::string_view value) {
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? nullptr : &it->second;
+}
+
+TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
+  const Entry* e = Find(value);
+  return e ? e->type : TensorType{};
 }
 
 const onnx::TypeProto* GraphIndex::RecordedTypeProto(const std::string& value) const {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? nullptr : it->second.type_proto;
+  const Entry* e = Find(value);
+  return e ? e->type_proto : nullptr;
 }
 
 Producer GraphIndex::ProducerOf(const std::string& value) const {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? Producer{} : it->second.producer;
+  const Entry* e = Find(value);
+  return e ? e->producer() : Producer{};
 }
 
 int GraphIndex::Uses(const std::string& value) const {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? 0 : it->second.uses;
+  const Entry* e = Find(value);
+  return e ? e->uses : 0;
 }
 
 template <typename Claim>
@@ -125,7 +135,9 @@ std::string GraphIndex::FreshValueName(const std::string& base) {
 }
 
 std::string GraphIndex::FreshNodeName(const std::string& base) {
-  return Fresh(base, [this](const std::string& name) { return t_->arena.Insert(&t_->node_names, name); });
+  return Fresh(base, [this](const std::string& name) {
+    return t_->node_name_hashes.insert(std::hash<std::string_view>()(name)).second;
+  });
 }
 
 void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out) {

@@ -1,10 +1,13 @@
 // GraphIndex: built once per graph tree (a main graph with its If/Loop/Scan
 // subgraphs, or one model-local function). Value names are unique across such
-// a tree (ONNX SSA), so one map serves every nesting level: name -> producer
-// and number of uses; node names are tracked apart for fresh node names.
+// a tree (ONNX SSA), so one map serves every nesting level: name -> producer,
+// number of uses, recorded and inferred type; node names are tracked apart
+// for fresh node names.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 #include <unordered_map>
@@ -24,7 +27,7 @@ struct TensorType {
 };
 
 struct Producer {
-  enum class Kind { kUnknown, kGraphInput, kInitializer, kNode };
+  enum class Kind : uint8_t { kUnknown, kGraphInput, kInitializer, kNode };
   Kind kind = Kind::kUnknown;
   const onnx::NodeProto* node = nullptr;
   const onnx::TensorProto* initializer = nullptr;
@@ -55,20 +58,48 @@ class GraphIndex {
   void AttachTypeOracle(TypeOracle* oracle) { oracle_ = oracle; }
   TypeOracle* type_oracle() const { return oracle_; }
   // The value's producer was rewritten: it is no longer a known node.
-  void ForgetProducer(const std::string& value) { Slot(value).producer = Producer{}; }
+  void ForgetProducer(const std::string& value) { Slot(value).set_producer(Producer{}); }
 
   // A value (node) name not used anywhere in the tree, derived from `base`.
   std::string FreshValueName(const std::string& base);
   std::string FreshNodeName(const std::string& base);
 
- private:
-  struct Entry {
-    Producer producer;
+  // Everything known of one value, in one map entry: a question about a value
+  // costs one lookup. 40 bytes; a million-node graph has millions of them.
+  class Entry {
+   public:
+    Producer producer() const {
+      switch (kind_) {
+        case Producer::Kind::kNode: return Producer{kind_, static_cast<const onnx::NodeProto*>(source_), nullptr};
+        case Producer::Kind::kInitializer: return Producer{kind_, nullptr, static_cast<const onnx::TensorProto*>(source_)};
+        default: return Producer{kind_, nullptr, nullptr};
+      }
+    }
+    void set_producer(const Producer& p) {
+      kind_ = p.kind;
+      source_ = p.kind == Producer::Kind::kNode ? static_cast<const void*>(p.node) : static_cast<const void*>(p.initializer);
+    }
     int uses = 0;
-    TensorType type;
+    TensorType type;  // what the model records (value_info, initializer header)
+
+   private:
+    // Declared here, between the ints and the pointers, so the entry packs.
+    Producer::Kind kind_ = Producer::Kind::kUnknown;
+    const void* source_ = nullptr;  // the producing node or initializer
+
+   public:
     const onnx::TypeProto* type_proto = nullptr;  // the model's ValueInfoProto type, when it has one
+    // The type oracle's slot: the type it inferred, or its walk mark.
+    const onnx::TypeProto* inferred = nullptr;
   };
+  static_assert(sizeof(void*) != 8 || sizeof(Entry) == 40, "a value's entry stays small");
+  // The entry of `value`: nullptr when the tree does not name it.
+  const Entry* Find(std::string_view value) const;
+  Entry* Find(std::string_view value);
+  // The entry of `value`, made when it is new.
   Entry& Slot(std::string_view value) { return t_->arena.Slot(&t_->values, value); }
+
+ private:
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
@@ -82,7 +113,10 @@ class GraphIndex {
   struct Tables {
     NameArena arena;
     NameMap<Entry> values{arena.resource()};
-    NameSet node_names{arena.resource()};
+    // Node names by hash only, 16 bytes each with no copy of the name: a fresh
+    // name must avoid every name in use, and a name whose hash collides with
+    // one in use is only passed over, never handed out twice.
+    std::pmr::unordered_set<uint64_t> node_name_hashes{arena.resource()};
   };
   std::unique_ptr<Tables> t_;
   std::unordered_map<std::string, int> next_suffix_;

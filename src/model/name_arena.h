@@ -1,5 +1,5 @@
-// Storage for the per-value maps built over a whole graph (the index, the
-// type oracle, the load-time structure check). A million-node model has
+// Storage for the per-value maps built over a whole graph (the index and the
+// load-time structure check). A million-node model has
 // millions of value names; as std::string keys of std::unordered_maps each one
 // costs a malloc to build and a free to tear down, which made those maps cost
 // more than parsing the model. Here names are copied once into a bump buffer,
@@ -12,13 +12,11 @@
 #include <memory_resource>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace remap {
 
 template <typename V>
 using NameMap = std::pmr::unordered_map<std::string_view, V>;
-using NameSet = std::pmr::unordered_set<std::string_view>;
 
 class NameArena {
  public:
@@ -42,12 +40,6 @@ class NameArena {
     auto it = map->find(name);
     if (it == map->end()) it = map->emplace(Keep(name), V{}).first;
     return it->second;
-  }
-  // Inserts `name` (kept) when it is new; false when it was there.
-  bool Insert(NameSet* set, std::string_view name) {
-    if (set->count(name)) return false;
-    set->insert(Keep(name));
-    return true;
   }
 
  private:

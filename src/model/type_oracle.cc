@@ -96,15 +96,16 @@ const onnx::GraphProto* GraphAttribute(const onnx::NodeProto& node, const char* 
 
 }  // namespace
 
-TypeOracle::TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets)
+TypeOracle::TypeOracle(GraphIndex* index, std::unordered_map<std::string, int> opsets)
     : index_(index), opsets_(std::move(opsets)) {
   if (opsets_.count("ai.onnx")) opsets_[""] = opsets_["ai.onnx"];
 }
 
 TensorType TypeOracle::TypeOf(const std::string& value) {
-  TensorType recorded = index_->RecordedTypeOf(value);
+  GraphIndex::Entry* e = index_->Find(value);
+  TensorType recorded = e ? e->type : TensorType{};
   if (recorded.elem_type != 0 && recorded.rank >= 0) return recorded;
-  TensorType inferred = FromProto(TypeProtoOf(value));
+  TensorType inferred = FromProto(TypeProtoOf(e));
   if (recorded.elem_type == 0) recorded.elem_type = inferred.elem_type;
   if (recorded.rank < 0) recorded.rank = inferred.rank;
   return recorded;
@@ -113,7 +114,9 @@ TensorType TypeOracle::TypeOf(const std::string& value) {
 bool TypeOracle::IsMark(const onnx::TypeProto* t) { return t == Walking() || t == WalkedUntyped(); }
 
 bool TypeOracle::Walked(const onnx::NodeProto& node) const {
-  return node.output_size() > 0 && inferred_.count(KeyOutput(node)) > 0;
+  if (node.output_size() == 0) return false;
+  const GraphIndex::Entry* e = index_->Find(KeyOutput(node));
+  return e && e->inferred;
 }
 
 const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {
@@ -129,32 +132,36 @@ const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {
 
 const onnx::TypeProto* TypeOracle::Note(const std::string& value, const onnx::TypeProto& type) {
   const onnx::TypeProto* kept = Intern(type);
-  names_.Slot(&inferred_, value) = kept;
+  index_->Slot(value).inferred = kept;
   return kept;
 }
 
-const onnx::TypeProto* TypeOracle::Known(const std::string& value) {
-  auto it = inferred_.find(value);
-  if (it != inferred_.end() && !IsMark(it->second)) return it->second;
-  if (const onnx::TypeProto* t = index_->RecordedTypeProto(value)) return t;
-  Producer p = index_->ProducerOf(value);
+const onnx::TypeProto* TypeOracle::Known(GraphIndex::Entry* e) {
+  if (!e) return nullptr;
+  if (e->inferred && !IsMark(e->inferred)) return e->inferred;
+  if (e->type_proto) return e->type_proto;
+  Producer p = e->producer();
   if (p.kind == Producer::Kind::kInitializer && p.initializer) {
     onnx::TypeProto t;
     auto* tensor = t.mutable_tensor_type();
     tensor->set_elem_type(p.initializer->data_type());
     auto* shape = tensor->mutable_shape();
     for (int64_t d : p.initializer->dims()) shape->add_dim()->set_dim_value(d);
-    return Note(value, t);
+    e->inferred = Intern(t);
+    return e->inferred;
   }
   return nullptr;
 }
 
-const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
-  if (const onnx::TypeProto* t = Known(value)) return t;
-  Producer p = index_->ProducerOf(value);
+const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) { return TypeProtoOf(index_->Find(value)); }
+
+const onnx::TypeProto* TypeOracle::TypeProtoOf(GraphIndex::Entry* e) {
+  if (const onnx::TypeProto* t = Known(e)) return t;
+  if (!e) return nullptr;
+  Producer p = e->producer();
   if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) return nullptr;
   Resolve(p.node);
-  return Known(value);
+  return Known(e);  // entries stay where they are while the map grows
 }
 
 // Infers `node` after the producers of its untyped inputs: a post-order walk
@@ -173,7 +180,7 @@ void TypeOracle::Resolve(const onnx::NodeProto* node) {
     const onnx::NodeProto* n = top.node;
     if (!top.expanded) {
       // Done, or expanded by a second copy pushed later (a diamond) and finished since.
-      const onnx::TypeProto*& state = names_.Slot(&inferred_, KeyOutput(*n));
+      const onnx::TypeProto*& state = index_->Slot(KeyOutput(*n)).inferred;
       if (state && state != Walking()) {
         stack.pop_back();
         continue;
@@ -181,8 +188,9 @@ void TypeOracle::Resolve(const onnx::NodeProto* node) {
       state = Walking();
       top.expanded = true;
       for (const auto& in : n->input()) {
-        if (in.empty() || Known(in)) continue;
-        Producer p = index_->ProducerOf(in);
+        GraphIndex::Entry* e = in.empty() ? nullptr : index_->Find(in);
+        if (!e || Known(e)) continue;
+        Producer p = e->producer();
         // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
         if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) continue;
         stack.push_back({p.node, false});
@@ -192,7 +200,7 @@ void TypeOracle::Resolve(const onnx::NodeProto* node) {
     stack.pop_back();
     std::string ignored;
     Infer(*n, /*strict=*/false, &ignored);
-    const onnx::TypeProto*& state = names_.Slot(&inferred_, KeyOutput(*n));
+    const onnx::TypeProto*& state = index_->Slot(KeyOutput(*n)).inferred;
     if (state == Walking()) state = WalkedUntyped();
   }
 }
@@ -203,7 +211,7 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node) {
     return false;
   const onnx::TypeProto* in = Known(node.input(0));
   if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  names_.Slot(&inferred_, node.output(0)) = in;
+  index_->Slot(node.output(0)).inferred = in;
   return true;
 }
 
@@ -270,7 +278,8 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   input_data_.clear();
   bool all_typed = true;
   auto note_input = [&](const std::string& in) {
-    const onnx::TypeProto* t = Known(in);
+    GraphIndex::Entry* e = index_->Find(in);
+    const onnx::TypeProto* t = Known(e);
     if (!t) {
       all_typed = false;
       return;
@@ -278,7 +287,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
     input_types_[in] = const_cast<onnx::TypeProto*>(t);
     auto emitted = emitted_data_.find(in);
     if (emitted != emitted_data_.end()) input_data_[in] = emitted->second;
-    Producer p = index_->ProducerOf(in);
+    Producer p = e->producer();
     if (p.kind == Producer::Kind::kInitializer && p.initializer) input_data_[in] = p.initializer;
     if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
       for (const auto& a : p.node->attribute()) {
@@ -368,7 +377,9 @@ bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std:
   if (!ok) {
     // A refused replacement leaves no types behind: the next alternative writes the same outputs.
     for (const auto& n : nodes) {
-      for (const auto& o : n.output()) inferred_.erase(o);
+      for (const auto& o : n.output()) {
+        if (GraphIndex::Entry* e = index_->Find(o)) e->inferred = nullptr;
+      }
     }
   }
   return ok;

@@ -5,7 +5,6 @@
 // without a shape-inference pass over the whole model.
 #pragma once
 
-#include <memory_resource>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,14 +13,13 @@
 #include <onnx/onnx_pb.h>
 
 #include "model/graph_index.h"
-#include "model/name_arena.h"
 
 namespace remap {
 
 class TypeOracle {
  public:
   // `opsets`: the tree's opset imports (domain -> version; "" for the default domain).
-  TypeOracle(const GraphIndex* index, std::unordered_map<std::string, int> opsets);
+  TypeOracle(GraphIndex* index, std::unordered_map<std::string, int> opsets);
 
   TensorType TypeOf(const std::string& value);
   const onnx::TypeProto* TypeProtoOf(const std::string& value);
@@ -40,7 +38,11 @@ class TypeOracle {
   size_t nodes_typed() const { return nodes_typed_; }
 
  private:
-  const onnx::TypeProto* Known(const std::string& value);
+  // A value's type as far as it is known now, without walking: what the
+  // oracle inferred, the model records, or an initializer's header says.
+  const onnx::TypeProto* Known(GraphIndex::Entry* e);
+  const onnx::TypeProto* Known(const std::string& value) { return Known(index_->Find(value)); }
+  const onnx::TypeProto* TypeProtoOf(GraphIndex::Entry* e);
   void Resolve(const onnx::NodeProto* node);
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
   bool InferSameAsInput(const onnx::NodeProto& node);
@@ -50,21 +52,21 @@ class TypeOracle {
   // One kept copy per distinct type: a model has far fewer types than values.
   const onnx::TypeProto* Intern(const onnx::TypeProto& type);
   // Whether `node` was walked (or is being walked); its state lives in the
-  // slot of its first output (Mark), so walking needs no per-node map.
+  // index entry of its first output (a mark), so walking needs no per-node map.
   bool Walked(const onnx::NodeProto& node) const;
   static bool IsMark(const onnx::TypeProto* t);
 
-  const GraphIndex* index_;
+  // The inferred type of each value is kept in its index entry
+  // (GraphIndex::Entry::inferred): one map, one lookup per value. For the
+  // first output of a node being walked, or walked without a type, the slot
+  // holds one of two marks (walking, walked untyped).
+  GraphIndex* index_;
   std::unordered_map<std::string, int> opsets_;
   // Inferred types live on `types_arena_`, one copy per distinct type
   // (`interned_`, keyed by its serialized bytes); values share them.
   google::protobuf::Arena types_arena_;
   std::unordered_map<std::string, const onnx::TypeProto*> interned_;
   std::string intern_key_;  // scratch
-  NameArena names_;  // before the maps: they allocate from it
-  // value -> its inferred type; for the first output of a node being walked,
-  // or walked without a type, one of two marks (walking, walked untyped).
-  NameMap<const onnx::TypeProto*> inferred_{names_.resource()};
   // Scratch for Infer, kept to reuse its buckets.
   std::unordered_map<std::string, onnx::TypeProto*> input_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
