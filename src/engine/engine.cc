@@ -48,6 +48,7 @@ class TreeRewriter {
       // Nodes added inside this node's subgraphs go with it if it is replaced.
       const size_t added_before = added_ ? added_->size() : 0;
       for (auto& attr : *node->mutable_attribute()) {
+        if (!attr.has_g() && attr.graphs_size() == 0) continue;
         const std::string sub = fmt::format("{}/{}.{}", path, node->name(), attr.name());
         if (attr.has_g()) RewriteGraph(attr.mutable_g(), sub);
         for (int k = 0; k < attr.graphs_size(); ++k) RewriteGraph(attr.mutable_graphs(k), fmt::format("{}[{}]", sub, k));

@@ -1,35 +1,40 @@
 #include "rewrite/node_list_editor.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace remap {
 
 void NodeListEditor::Replace(int index, std::vector<onnx::NodeProto> nodes) {
-  replacements_[static_cast<size_t>(index)] = std::move(nodes);
-  replaced_[static_cast<size_t>(index)] = true;
-  ++edits_;
+  replacements_.emplace_back(index, std::move(nodes));
 }
 
 void NodeListEditor::Commit(std::vector<const onnx::NodeProto*>* added) {
-  if (edits_ == 0) return;
+  if (replacements_.empty()) return;
+  // Callers edit in order; sorting keeps this right for any that do not
+  // (stable: of two replacements of one node, the last stays last).
+  std::stable_sort(replacements_.begin(), replacements_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   const int n = nodes_->size();
   std::vector<onnx::NodeProto*> old(static_cast<size_t>(n));
   nodes_->ExtractSubrange(0, n, old.data());  // takes ownership, leaves the field empty
+  size_t next = 0;  // the next replacement, by index
   for (int k = 0; k < n; ++k) {
-    if (!replaced_[static_cast<size_t>(k)]) {
+    if (next == replacements_.size() || replacements_[next].first != k) {
       nodes_->AddAllocated(old[static_cast<size_t>(k)]);
       continue;
     }
     delete old[static_cast<size_t>(k)];
-    for (onnx::NodeProto& node : replacements_[static_cast<size_t>(k)]) {
+    // A node replaced twice takes its last replacement.
+    while (next + 1 < replacements_.size() && replacements_[next + 1].first == k) ++next;
+    for (onnx::NodeProto& node : replacements_[next].second) {
       onnx::NodeProto* placed = nodes_->Add();
       placed->Swap(&node);
       if (added) added->push_back(placed);
     }
+    ++next;
   }
   replacements_.clear();
-  replaced_.clear();
-  edits_ = 0;
 }
 
 }  // namespace remap

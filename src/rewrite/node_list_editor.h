@@ -4,6 +4,7 @@
 #pragma once
 
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <google/protobuf/repeated_field.h>
@@ -13,19 +14,18 @@ namespace remap {
 
 class NodeListEditor {
  public:
-  explicit NodeListEditor(google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes)
-      : nodes_(nodes), replacements_(static_cast<size_t>(nodes->size())), replaced_(static_cast<size_t>(nodes->size()), false) {}
+  explicit NodeListEditor(google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes) : nodes_(nodes) {}
 
+  // Replaces node `index` by `nodes` (a later call for the same index wins).
   void Replace(int index, std::vector<onnx::NodeProto> nodes);
-  bool empty() const { return edits_ == 0; }
+  bool empty() const { return replacements_.empty(); }
   // `added`, when given, receives the replacement nodes where they now are.
   void Commit(std::vector<const onnx::NodeProto*>* added = nullptr);
 
  private:
   google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes_;
-  std::vector<std::vector<onnx::NodeProto>> replacements_;
-  std::vector<bool> replaced_;
-  int edits_ = 0;
+  // Only the edited nodes: a list with few edits costs nothing per node.
+  std::vector<std::pair<int, std::vector<onnx::NodeProto>>> replacements_;
 };
 
 // Drops the elements whose address is in `remove`, keeping the others' order.

@@ -1,0 +1,53 @@
+// NodeListEditor: staged replacements of a node list, committed in one pass.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "rewrite/node_list_editor.h"
+
+using remap::NodeListEditor;
+
+namespace {
+
+onnx::NodeProto Named(const std::string& name) {
+  onnx::NodeProto n;
+  n.set_name(name);
+  return n;
+}
+
+std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.name());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("replacements take their node's place, in any order of the calls", "[editor]") {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const char* name : {"a", "b", "c", "d", "e"}) *nodes.Add() = Named(name);
+  NodeListEditor editor(&nodes);
+  editor.Replace(3, {Named("d1"), Named("d2")});
+  editor.Replace(1, {Named("b1")});
+  editor.Replace(4, {});  // removed
+  editor.Replace(1, {Named("b2")});  // the later replacement of b wins
+  CHECK_FALSE(editor.empty());
+  std::vector<const onnx::NodeProto*> added;
+  editor.Commit(&added);
+  CHECK(Names(nodes) == std::vector<std::string>{"a", "b2", "c", "d1", "d2"});
+  REQUIRE(added.size() == 3);
+  CHECK(added[0] == &nodes.Get(1));
+  CHECK(added[2] == &nodes.Get(4));
+  CHECK(editor.empty());
+}
+
+TEST_CASE("a list without edits is left as it is", "[editor]") {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const char* name : {"a", "b"}) *nodes.Add() = Named(name);
+  const onnx::NodeProto* first = &nodes.Get(0);
+  NodeListEditor editor(&nodes);
+  editor.Commit();
+  CHECK(Names(nodes) == std::vector<std::string>{"a", "b"});
+  CHECK(&nodes.Get(0) == first);
+}
