@@ -26,7 +26,7 @@ std::string OpsetRange(const Alternative& a) {
 
 std::string Emits(const Alternative& a) { return fmt::format("{}", fmt::join(a.replacement.EmittedOps(), " ")); }
 
-std::string Origin(const Rule& r) { return r.builtin ? r.location.file : r.location.ToString(); }
+std::string Origin(const Rule& r) { return r.builtin ? r.location.file.str() : r.location.ToString(); }
 
 std::vector<std::string> TargetNames(const Alternative& a) {
   std::vector<std::string> out;
@@ -96,7 +96,7 @@ void PrintTargets(const std::vector<const Target*>& targets, const std::string& 
     return;
   }
   for (const Target* t : targets) {
-    fmt::print("{}  ({})\n", t->name, t->builtin ? t->location.file : t->location.ToString());
+    fmt::print("{}  ({})\n", t->name, t->builtin ? t->location.file.str() : t->location.ToString());
     if (!t->doc.empty()) fmt::print("  {}\n", t->doc);
     fmt::print("  runs: {}\n", Runs(*t));
     if (!t->ops.empty()) fmt::print("  ops:  {}\n", fmt::join(OpNames(*t), " "));

@@ -3,15 +3,42 @@
 // exact character even when the value spans several concatenated literals.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <memory>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace remap {
 
+// A rule file's name as locations hold it: copying a location copies a
+// pointer, not the name (each report record of a rewritten node holds three
+// locations, and a million-node model has a hundred thousand such records).
+class FileName {
+ public:
+  FileName() = default;
+  FileName(const std::string& name)  // NOLINT: implicit, a location is built from a name
+      : name_(name.empty() ? nullptr : std::make_shared<const std::string>(name)) {}
+  FileName(const char* name) : FileName(std::string(name)) {}  // NOLINT: implicit
+
+  const std::string& str() const { return name_ ? *name_ : Empty(); }
+  operator const std::string&() const { return str(); }  // NOLINT: implicit, reads as a string
+  bool empty() const { return str().empty(); }
+  friend bool operator==(const FileName& a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(const FileName& a, const char* b) { return a.str() == b; }
+
+ private:
+  static const std::string& Empty() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> name_;
+};
+
 struct SourceLocation {
-  std::string file;
+  FileName file;
   int line = 0;    // 1-based; 0 = unknown
   int column = 0;  // 1-based
 
@@ -40,3 +67,11 @@ class StringSource {
 };
 
 }  // namespace remap
+
+template <>
+struct fmt::formatter<remap::FileName> : fmt::formatter<std::string_view> {
+  template <typename Context>
+  auto format(const remap::FileName& f, Context& ctx) const {
+    return fmt::formatter<std::string_view>::format(f.str(), ctx);
+  }
+};
