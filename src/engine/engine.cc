@@ -81,7 +81,7 @@ class TreeRewriter {
       for (const auto& in : node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
-        dead_candidates_.insert(in);
+        dead_candidates_.push_back(index_->KeyOf(in));  // the node's own strings go with it
       }
       for (const auto& out : node->output()) index_->ForgetProducer(out);
       absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
@@ -120,7 +120,8 @@ class TreeRewriter {
   // A worklist: a removed list node releases its elements, whose producers
   // may then be dead too (a Constant that fed only the SequenceConstruct).
   void CollectDead() {
-    std::vector<std::string> work(dead_candidates_.begin(), dead_candidates_.end());
+    // Names from the index, or from nodes that stay until RemoveDeadIn.
+    std::vector<std::string_view> work(dead_candidates_.begin(), dead_candidates_.end());
     // Producers rewritten with their consumer: dead, and their own inputs are candidates.
     for (const onnx::NodeProto* p : absorbed_) {
       if (!dead_nodes_.insert(p).second) continue;
@@ -133,7 +134,7 @@ class TreeRewriter {
       }
     }
     while (!work.empty()) {
-      const std::string name = std::move(work.back());
+      const std::string_view name = work.back();
       work.pop_back();
       if (index_->Uses(name) > 0) continue;
       Producer p = index_->ProducerOf(name);
@@ -185,7 +186,9 @@ class TreeRewriter {
   RewriteReport* report_;
   std::vector<AddedNode>* added_;
   const onnx::FunctionProto* function_;
-  std::unordered_set<std::string> dead_candidates_;
+  // Inputs of rewritten nodes, as the index keeps their names (repeats are
+  // harmless: the worklist skips what it has seen).
+  std::vector<std::string_view> dead_candidates_;
   std::unordered_set<const onnx::NodeProto*> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
   std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining

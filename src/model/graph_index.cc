@@ -106,12 +106,17 @@ const onnx::TypeProto* GraphIndex::RecordedTypeProto(const std::string& value) c
   return e ? e->type_proto : nullptr;
 }
 
-Producer GraphIndex::ProducerOf(const std::string& value) const {
+Producer GraphIndex::ProducerOf(std::string_view value) const {
   const Entry* e = Find(value);
   return e ? e->producer() : Producer{};
 }
 
-int GraphIndex::Uses(const std::string& value) const {
+std::string_view GraphIndex::KeyOf(std::string_view value) const {
+  auto it = t_->values.find(value);
+  return it == t_->values.end() ? std::string_view() : it->first;
+}
+
+int GraphIndex::Uses(std::string_view value) const {
   const Entry* e = Find(value);
   return e ? e->uses : 0;
 }

@@ -41,9 +41,12 @@ class GraphIndex {
   static GraphIndex ForGraph(const onnx::GraphProto& graph);
   static GraphIndex ForFunction(const onnx::FunctionProto& function);
 
-  Producer ProducerOf(const std::string& value) const;
+  Producer ProducerOf(std::string_view value) const;
   // Uses by node inputs (at any depth) and graph outputs.
-  int Uses(const std::string& value) const;
+  int Uses(std::string_view value) const;
+  // The index's own copy of the name `value` (it lives as long as the index),
+  // empty when the tree does not name it.
+  std::string_view KeyOf(std::string_view value) const;
   void AddUse(const std::string& value) { ++Slot(value).uses; }
   void RemoveUse(const std::string& value) { --Slot(value).uses; }
   // The value's type: through the TypeOracle when one is attached (it infers

@@ -167,10 +167,16 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
   // Each value is written once per graph tree (SSA): two added nodes writing
   // one name is a rewrite bug whatever ONNX version the model has.
   std::unordered_map<const onnx::FunctionProto*, std::unordered_set<std::string_view>> written;
+  written[nullptr].reserve(added.size());  // the main graph's, where most added nodes go
+  const onnx::FunctionProto* current = nullptr;
+  std::unordered_set<std::string_view>* names = &written[nullptr];
   for (const AddedNode& a : added) {
-    auto& names = written[a.function];
+    if (a.function != current) {
+      current = a.function;
+      names = &written[a.function];
+    }
     for (const std::string& out : a.node->output()) {
-      if (!out.empty() && !names.insert(out).second)
+      if (!out.empty() && !names->insert(out).second)
         return Status(ErrorCode::kValidationFailed,
                       fmt::format("the rewrite wrote '{}' twice (node '{}', {})", out, a.node->name(),
                                   a.node->op_type()));
