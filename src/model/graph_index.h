@@ -98,11 +98,13 @@ class GraphIndex {
   static_assert(sizeof(void*) != 8 || sizeof(Entry) == 40, "a value's entry stays small");
   // The entry of `value`: nullptr when the tree does not name it.
   const Entry* Find(std::string_view value) const;
+
+ private:
+  // The type oracle keeps its inferred types in the entries (Entry::inferred).
+  friend class TypeOracle;
   Entry* Find(std::string_view value);
   // The entry of `value`, made when it is new.
   Entry& Slot(std::string_view value) { return t_->arena.Slot(&t_->values, value); }
-
- private:
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
