@@ -10,9 +10,12 @@ GraphIndex::GraphIndex() : t_(std::make_unique<Tables>()) {}
 
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
-  const size_t expected = static_cast<size_t>(graph.node_size()) * 2 + static_cast<size_t>(graph.initializer_size());
-  index.t_->values.reserve(expected);
-  index.t_->node_name_hashes.reserve(static_cast<size_t>(graph.node_size()));
+  // Every value a graph names is an input, an initializer or a node's output
+  // (subgraphs add their own, growing the table).
+  size_t expected = static_cast<size_t>(graph.input_size()) + static_cast<size_t>(graph.initializer_size());
+  for (const auto& node : graph.node()) expected += static_cast<size_t>(node.output_size());
+  index.t_->values.Reserve(expected);
+  index.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()));
   index.IndexGraph(graph);
   return index;
 }
@@ -46,7 +49,7 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
 }
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
-  if (!node.name().empty()) t_->node_name_hashes.insert(std::hash<std::string_view>()(node.name()));
+  if (!node.name().empty()) t_->node_name_hashes.Insert(std::hash<std::string_view>()(node.name()));
   for (const auto& in : node.input()) {
     if (!in.empty()) ++Slot(in).uses;
   }
@@ -87,13 +90,13 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
 }
 
 const GraphIndex::Entry* GraphIndex::Find(std::string_view value) const {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? nullptr : &it->second;
+  const auto* item = t_->values.Find(value);
+  return item ? &item->value : nullptr;
 }
 
 GraphIndex::Entry* GraphIndex::Find(std::string_view value) {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? nullptr : &it->second;
+  auto* item = t_->values.Find(value);
+  return item ? &item->value : nullptr;
 }
 
 TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
@@ -112,8 +115,8 @@ Producer GraphIndex::ProducerOf(std::string_view value) const {
 }
 
 std::string_view GraphIndex::KeyOf(std::string_view value) const {
-  auto it = t_->values.find(value);
-  return it == t_->values.end() ? std::string_view() : it->first;
+  const auto* item = t_->values.Find(value);
+  return item ? item->key : std::string_view();
 }
 
 int GraphIndex::Uses(std::string_view value) const {
@@ -133,7 +136,7 @@ std::string GraphIndex::Fresh(const std::string& base, Claim claim) {
 
 std::string GraphIndex::FreshValueName(const std::string& base) {
   return Fresh(base, [this](const std::string& name) {
-    if (t_->values.count(name)) return false;
+    if (t_->values.Find(name)) return false;
     Slot(name);
     return true;
   });
@@ -141,7 +144,7 @@ std::string GraphIndex::FreshValueName(const std::string& base) {
 
 std::string GraphIndex::FreshNodeName(const std::string& base) {
   return Fresh(base, [this](const std::string& name) {
-    return t_->node_name_hashes.insert(std::hash<std::string_view>()(name)).second;
+    return t_->node_name_hashes.Insert(std::hash<std::string_view>()(name));
   });
 }
 

@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <onnx/onnx_pb.h>
 
+#include "model/hash_set.h"
 #include "model/name_arena.h"
+#include "model/name_table.h"
 
 namespace remap {
 
@@ -104,7 +105,9 @@ class GraphIndex {
   friend class TypeOracle;
   Entry* Find(std::string_view value);
   // The entry of `value`, made when it is new.
-  Entry& Slot(std::string_view value) { return t_->arena.Slot(&t_->values, value); }
+  Entry& Slot(std::string_view value) {
+    return t_->values.FindOrInsert(value, [this](std::string_view name) { return t_->arena.Keep(name); }).value;
+  }
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
@@ -113,15 +116,15 @@ class GraphIndex {
   template <typename Claim>
   std::string Fresh(const std::string& base, Claim claim);
 
-  // The maps with the arena they allocate from, on the heap: a GraphIndex can
-  // then be moved (and move-assigned) without the maps changing arenas.
+  // The tables with the arena that keeps their names, on the heap: a
+  // GraphIndex can then be moved (and move-assigned) and the keys stay put.
   struct Tables {
     NameArena arena;
-    NameMap<Entry> values{arena.resource()};
-    // Node names by hash only, 16 bytes each with no copy of the name: a fresh
-    // name must avoid every name in use, and a name whose hash collides with
-    // one in use is only passed over, never handed out twice.
-    std::pmr::unordered_set<uint64_t> node_name_hashes{arena.resource()};
+    NameTable<Entry> values;
+    // Node names by hash only, with no copy of the name: a fresh name must
+    // avoid every name in use, and a name whose hash collides with one in use
+    // is only passed over, never handed out twice.
+    HashSet node_name_hashes;
   };
   std::unique_ptr<Tables> t_;
   std::unordered_map<std::string, int> next_suffix_;

@@ -1,14 +1,13 @@
 #include "model/model_structure.h"
 
-#include <memory_resource>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "model/name_table.h"
 #include "model/tensor_size.h"
 
 namespace remap {
@@ -46,10 +45,17 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
 // with the graph (scope) and node that define it. A subgraph's definitions
 // are undone when it ends, since outer nodes cannot read them, and restore
 // what they shadowed. Keys are views of the model's own strings (it does not
-// change during the check) and the map allocates from one bump buffer: a
-// million-node model costs one hash insert per value and one lookup per input.
+// change during the check): a million-node model costs one hash insert per
+// value and one lookup per input. A name no scope defines any more keeps its
+// item, with no scopes.
 class StructureCheck {
  public:
+  explicit StructureCheck(const onnx::GraphProto& main) {
+    size_t values = static_cast<size_t>(main.input_size()) + static_cast<size_t>(main.initializer_size());
+    for (const auto& node : main.node()) values += static_cast<size_t>(node.output_size());
+    visible_.Reserve(values);
+  }
+
   Status Graph(const onnx::GraphProto& g, int depth) {
     if (depth > kMaxSubgraphDepth)
       return Status(ErrorCode::kInvalidModel,
@@ -57,17 +63,17 @@ class StructureCheck {
     const size_t undo_mark = undo_.size();
     const int scope = next_scope_++;
     // An initializer may also be an input (IR < 4): defining it twice is fine.
-    for (const auto& v : g.input()) DefineInput(v.name(), scope);
+    for (const auto& v : g.input()) DefineInput(v.name(), scope, depth);
     for (const auto& t : g.initializer()) {
-      DefineInput(t.name(), scope);
+      DefineInput(t.name(), scope, depth);
       Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
       if (!s.ok()) return s;
     }
-    for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
+    for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope, depth);
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& node = g.node(i);
       for (const auto& in : node.input()) {
-        if (in.empty() || visible_.count(in)) continue;
+        if (in.empty() || Visible(in)) continue;
         return Unreadable(g, i, in);
       }
       for (const auto& a : node.attribute()) {
@@ -91,18 +97,18 @@ class StructureCheck {
       }
       for (const auto& out : node.output()) {
         if (out.empty()) continue;
-        Definition& d = visible_[out];
+        Definition& d = Lookup(out);
         if (d.scopes > 0 && d.scope == scope) {
           const std::string first = d.writer < 0 ? "a graph input or initializer already defines"
                                                  : NodeLabel(g.node(d.writer), d.writer) + " already writes";
           return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
                                                               NodeLabel(node, i), out, first));
         }
-        Define(out, &d, scope, i);
+        Define(out, &d, scope, i, depth);
       }
     }
     for (const auto& o : g.output()) {
-      if (!visible_.count(o.name()))
+      if (!Visible(o.name()))
         return Status(ErrorCode::kInvalidModel,
                       fmt::format("graph '{}': output '{}' is produced by nothing", g.name(), o.name()));
     }
@@ -134,30 +140,33 @@ class StructureCheck {
                   fmt::format("graph '{}': {} reads '{}', which nothing produces", g.name(), NodeLabel(g.node(i), i), in));
   }
 
-  void DefineInput(std::string_view name, int scope) {
-    Definition& d = visible_[name];
-    if (d.scopes > 0 && d.scope == scope) return;
-    Define(name, &d, scope, -1);
+  bool Visible(std::string_view name) const {
+    const auto* item = visible_.Find(name);
+    return item && item->value.scopes > 0;
   }
-  // Shadowing an outer name is left to ONNX's checker; here it only has to be undone right.
-  void Define(std::string_view name, Definition* d, int scope, int writer) {
-    undo_.push_back({name, *d});
+  Definition& Lookup(std::string_view name) {
+    return visible_.FindOrInsert(name, [](std::string_view kept) { return kept; }).value;
+  }
+  void DefineInput(std::string_view name, int scope, int depth) {
+    Definition& d = Lookup(name);
+    if (d.scopes > 0 && d.scope == scope) return;
+    Define(name, &d, scope, -1, depth);
+  }
+  // Shadowing an outer name is left to ONNX's checker; here it only has to be
+  // undone right. The main graph's definitions are never undone.
+  void Define(std::string_view name, Definition* d, int scope, int writer, int depth) {
+    if (depth > 0) undo_.push_back({name, *d});
     *d = Definition{d->scopes + 1, scope, writer};
   }
   void Undo(size_t mark) {
     while (undo_.size() > mark) {
       const auto& [name, previous] = undo_.back();
-      if (previous.scopes == 0) {
-        visible_.erase(name);
-      } else {
-        visible_[name] = previous;
-      }
+      visible_.Find(name)->value = previous;
       undo_.pop_back();
     }
   }
 
-  std::pmr::monotonic_buffer_resource buffer_{1 << 16};  // before the map: it allocates from it
-  std::pmr::unordered_map<std::string_view, Definition> visible_{&buffer_};
+  NameTable<Definition> visible_;
   std::vector<std::pair<std::string_view, Definition>> undo_;
   int next_scope_ = 0;
 };
@@ -165,7 +174,7 @@ class StructureCheck {
 }  // namespace
 
 Status CheckModelStructure(const onnx::ModelProto& model) {
-  Status s = StructureCheck().Graph(model.graph(), 0);
+  Status s = StructureCheck(model.graph()).Graph(model.graph(), 0);
   if (!s.ok()) return s;
   for (const auto& f : model.functions()) {
     for (const auto& node : f.node()) {

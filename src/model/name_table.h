@@ -1,0 +1,150 @@
+// A hash table from value names to small records, for the maps built over a
+// whole graph (the index and the load-time structure check). A million-node
+// model has millions of names; in a node-based std::unordered_map each lookup
+// walks bucket -> node -> key, a cache miss at every step, and the profile of
+// a million-node rewrite had a quarter of its time in such walks. Here the
+// slots are one flat array of 8-byte words (a hash tag and an item number,
+// probed linearly), and the items live in fixed chunks that never move, so a
+// reference to a value stays valid while others are inserted.
+//
+// Keys are string_views; the caller keeps the bytes alive (the index copies
+// names into its arena, the structure check views the model's own strings).
+// Nothing is ever erased.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace remap {
+
+template <typename V>
+class NameTable {
+ public:
+  struct Item {
+    std::string_view key;
+    V value{};
+  };
+
+  NameTable() = default;
+  NameTable(NameTable&&) noexcept = default;
+  NameTable& operator=(NameTable&&) noexcept = default;
+  NameTable(const NameTable&) = delete;
+  NameTable& operator=(const NameTable&) = delete;
+
+  size_t size() const { return size_; }
+
+  // Room for `n` names without growing the slots.
+  void Reserve(size_t n) {
+    if (SlotsFor(n) > slots_.size()) Rehash(SlotsFor(n));
+  }
+
+  // The item named `name`, or nullptr.
+  const Item* Find(std::string_view name) const {
+    if (size_ == 0) return nullptr;
+    const uint64_t h = Hash(name);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t s = slots_[i];
+      if (s == 0) return nullptr;
+      if (Tag(s) == Tag(h)) {
+        const Item& item = At(s);
+        if (item.key == name) return &item;
+      }
+    }
+  }
+  Item* Find(std::string_view name) { return const_cast<Item*>(static_cast<const NameTable*>(this)->Find(name)); }
+
+  // The item named `name`; when new, its key is `keep(name)` (a view that
+  // outlives the table) and its value V{}.
+  template <typename Keep>
+  Item& FindOrInsert(std::string_view name, Keep&& keep) {
+    if (SlotsFor(size_ + 1) > slots_.size()) Rehash(SlotsFor(size_ + 1));
+    const uint64_t h = Hash(name);
+    size_t i = h & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const uint64_t s = slots_[i];
+      if (s == 0) break;
+      if (Tag(s) == Tag(h)) {
+        Item& item = At(s);
+        if (item.key == name) return item;
+      }
+    }
+    const size_t n = size_++;
+    const Place p = PlaceOf(n);
+    if (p.chunk == chunks_.size()) chunks_.push_back(std::make_unique<Item[]>(ChunkSize(p.chunk)));
+    Item& item = chunks_[p.chunk][p.offset];
+    item.key = keep(name);
+    slots_[i] = Slot(h, n);
+    return item;
+  }
+
+  // Every item, in insertion order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (size_t n = 0; n < size_; ++n) {
+      const Place p = PlaceOf(n);
+      f(chunks_[p.chunk][p.offset]);
+    }
+  }
+
+ private:
+  // Chunks double in size from 64 items up to 8192, then stay at 8192: a
+  // small graph's table stays small, and a large one wastes at most one
+  // chunk (chunks are filled when made, so unused items would count in RSS).
+  static constexpr size_t kFirstChunk = 64;
+  static constexpr size_t kDoublings = 7;  // 64 << 7 = 8192
+  static constexpr size_t kLastChunk = kFirstChunk << kDoublings;
+  static constexpr size_t kInDoubling = kFirstChunk * ((size_t{2} << kDoublings) - 1);  // items in chunks 0..7
+  struct Place {
+    size_t chunk;
+    size_t offset;
+  };
+  static Place PlaceOf(size_t n) {
+    if (n >= kInDoubling) return {kDoublings + 1 + (n - kInDoubling) / kLastChunk, (n - kInDoubling) % kLastChunk};
+    const size_t m = n / kFirstChunk + 1;  // chunk k holds m in [2^k, 2^(k+1))
+    const size_t k = 63 - static_cast<size_t>(__builtin_clzll(m));
+    return {k, n - kFirstChunk * ((size_t{1} << k) - 1)};
+  }
+  static size_t ChunkSize(size_t chunk) { return chunk > kDoublings ? kLastChunk : kFirstChunk << chunk; }
+
+  static uint64_t Hash(std::string_view s) { return std::hash<std::string_view>()(s); }
+  // A slot: the hash's high 32 bits over the item number + 1 (0 is empty).
+  // The table's position comes from the low bits, so the tag adds information.
+  static uint64_t Slot(uint64_t hash, size_t n) { return (hash & 0xffffffff00000000ull) | (uint64_t(n) + 1); }
+  static uint64_t Tag(uint64_t word) { return word >> 32; }
+  // At most 3/4 full, in powers of two.
+  static size_t SlotsFor(size_t n) {
+    size_t cap = 16;
+    while (cap / 4 * 3 < n) cap *= 2;
+    return cap;
+  }
+  const Item& At(uint64_t slot) const {
+    const Place p = PlaceOf((slot & 0xffffffffull) - 1);
+    return chunks_[p.chunk][p.offset];
+  }
+  Item& At(uint64_t slot) { return const_cast<Item&>(static_cast<const NameTable*>(this)->At(slot)); }
+
+  void Rehash(size_t cap) {
+    std::vector<uint64_t> old;
+    old.swap(slots_);
+    slots_.assign(cap, 0);
+    mask_ = cap - 1;
+    for (uint64_t s : old) {
+      if (s == 0) continue;
+      const uint64_t h = Hash(At(s).key);
+      size_t i = h & mask_;
+      while (slots_[i] != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<uint64_t> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<Item[]>> chunks_;
+};
+
+}  // namespace remap
