@@ -14,7 +14,7 @@ namespace remap::cli {
 namespace {
 
 std::string What(const NodeOutcome& n) {
-  return n.aten_operator.empty() ? n.op : fmt::format("{} {}", n.op, n.aten_operator);
+  return n.aten_operator.empty() ? n.op.str() : fmt::format("{} {}", n.op, n.aten_operator);
 }
 
 std::string Describe(const NodeOutcome& n) {

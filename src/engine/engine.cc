@@ -12,6 +12,7 @@
 #include "model/graph_index.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
+#include "engine/outcome_interner.h"
 #include "convert/opset_converter.h"
 #include "opset/opset_raise.h"
 #include "rewrite/node_list_editor.h"
@@ -36,13 +37,15 @@ class TreeRewriter {
  public:
   // `function`: the model-local function this tree is, or null; `added` may be null.
   TreeRewriter(const ClassifyContext& classify, const MatchContext& match, GraphIndex* index, RewriteReport* report,
-               std::vector<AddedNode>* added, const onnx::FunctionProto* function)
-      : classify_(classify), match_(match), index_(index), report_(report), added_(added), function_(function) {}
+               OutcomeInterner* interner, std::vector<AddedNode>* added, const onnx::FunctionProto* function)
+      : classify_(classify), match_(match), index_(index), report_(report), interner_(interner), added_(added),
+        function_(function) {}
 
   void RewriteGraph(onnx::GraphProto* graph, const std::string& path) { RewriteNodes(graph->mutable_node(), path); }
 
   void RewriteNodes(NodeList* nodes, const std::string& path) {
     NodeListEditor editor(nodes);
+    const SharedString graph = interner_->String(path);
     for (int i = 0; i < nodes->size(); ++i) {
       onnx::NodeProto* node = nodes->Mutable(i);
       // Nodes added inside this node's subgraphs go with it if it is replaced.
@@ -55,14 +58,19 @@ class TreeRewriter {
       }
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
-      NodeOutcome outcome{path, node->name(), OpName(*node), form.KindName(), form.aten_operator, "", {}, {}, "", 0, Refusal::kNone, {}, {}};
+      NodeOutcome outcome;
+      outcome.graph = graph;
+      outcome.node = node->name();
+      outcome.op = interner_->String(OpName(*node));
+      outcome.form = interner_->String(form.KindName());
+      outcome.aten_operator = interner_->String(form.aten_operator);
       MatchResult m = MatchNode(*node, form, match_, index_);
-      outcome.candidates = std::move(m.candidates);
+      outcome.candidates = interner_->Candidates(std::move(m.candidates));
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
         outcome.refusal = m.refusal;
-        if (m.refused_by) outcome.refused_by = m.refused_by->id;
+        if (m.refused_by) outcome.refused_by = interner_->String(m.refused_by->id);
         // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
         // usually feeds an ATen node and goes with it, and a producer pattern
         // (fft_rfft under view_as_real) is rewritten with its consumer.
@@ -70,14 +78,17 @@ class TreeRewriter {
         report_->remaining.push_back(std::move(outcome));
         continue;
       }
-      outcome.rule = m.rule->id;
+      outcome.rule = interner_->String(m.rule->id);
       outcome.rule_location = m.alternative->location;
+      std::vector<std::string> emitted;
+      emitted.reserve(m.replacement.size());
       for (const auto& n : m.replacement) {
-        outcome.emitted.push_back(OpName(n));
+        emitted.push_back(OpName(n));
         for (const auto& in : n.input()) {
           if (!in.empty()) index_->AddUse(in);
         }
       }
+      outcome.emitted = interner_->Names(std::move(emitted));
       for (const auto& in : node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
@@ -184,6 +195,7 @@ class TreeRewriter {
   const MatchContext& match_;
   GraphIndex* index_;
   RewriteReport* report_;
+  OutcomeInterner* interner_;
   std::vector<AddedNode>* added_;
   const onnx::FunctionProto* function_;
   // Inputs of rewritten nodes, as the index keeps their names (repeats are
@@ -271,6 +283,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   for (const auto& f : model->functions()) classify.local_functions.insert(MatchKeyOp(f.domain(), f.name()));
 
   std::set<std::string> rewritten_domains;
+  OutcomeInterner interner;
   // Main graph tree.
   {
     auto imports = NonDefaultImports(model->opset_import());
@@ -278,7 +291,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
     MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index)};
-    TreeRewriter rewriter(classify, match, &index, &report, options.added, nullptr);
+    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, nullptr);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
     report.nodes_typed += oracle.nodes_typed();
@@ -294,7 +307,7 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
     MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index)};
-    TreeRewriter rewriter(classify, match, &index, &report, options.added, &f);
+    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, &f);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);
     report.nodes_typed += oracle.nodes_typed();

@@ -5,26 +5,30 @@
 #include <string>
 #include <vector>
 
+#include "core/shared_string.h"
 #include "match/refusal.h"
 #include "rules/source_map.h"
 
 namespace remap {
 
+// Fields that repeat from record to record are shared (core/shared_string.h):
+// a hundred thousand nodes rewritten the same way hold one copy of what they
+// have in common, and each its own node name.
 struct NodeOutcome {
-  std::string graph;          // "main_graph", "main_graph/If_0.then_branch", "function pkg::Block"
+  SharedString graph;         // "main_graph", "main_graph/If_0.then_branch", "function pkg::Block"
   std::string node;           // node name
-  std::string op;             // "org.pytorch.aten::ATen"
-  std::string form;           // aten-fallback | aten-fallthrough | custom
-  std::string aten_operator;  // "asinh" (ATen forms)
-  std::string rule;           // rule that rewrote it (or would, for a scan)
+  SharedString op;            // "org.pytorch.aten::ATen"
+  SharedString form;          // aten-fallback | aten-fallthrough | custom
+  SharedString aten_operator;  // "asinh" (ATen forms)
+  SharedString rule;          // rule that rewrote it (or would, for a scan)
   SourceLocation rule_location;
-  std::vector<std::string> emitted;  // op names emitted
+  SharedList<std::string> emitted;  // op names emitted
   std::string reason;         // why it was left unmapped
   int needs_opset = 0;        // left only because the target opset is too low: the opset it needs
   Refusal refusal = Refusal::kNone;
-  std::string refused_by;     // the rule whose no_standard_form refused it
+  SharedString refused_by;    // the rule whose no_standard_form refused it
   // Every candidate rule alternative considered, in order, with its outcome.
-  std::vector<CandidateOutcome> candidates;
+  SharedList<CandidateOutcome> candidates;
 };
 
 struct RewriteReport {

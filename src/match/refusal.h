@@ -36,6 +36,11 @@ struct CandidateOutcome {
   Refusal refusal = Refusal::kNone;  // kNone: this candidate rewrote the node
   std::string reason;                // why not, for people
   int needs_opset = 0;               // kOpset: the opset the alternative needs
+
+  friend bool operator==(const CandidateOutcome& a, const CandidateOutcome& b) {
+    return a.refusal == b.refusal && a.needs_opset == b.needs_opset && a.rule == b.rule && a.reason == b.reason &&
+           a.rule_location == b.rule_location && a.alternative_location == b.alternative_location;
+  }
 };
 
 }  // namespace remap

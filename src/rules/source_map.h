@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/shared_string.h"
+
 #include <memory>
 #include <string_view>
 #include <string>
@@ -14,28 +16,8 @@
 namespace remap {
 
 // A rule file's name as locations hold it: copying a location copies a
-// pointer, not the name (each report record of a rewritten node holds three
-// locations, and a million-node model has a hundred thousand such records).
-class FileName {
- public:
-  FileName() = default;
-  FileName(const std::string& name)  // NOLINT: implicit, a location is built from a name
-      : name_(name.empty() ? nullptr : std::make_shared<const std::string>(name)) {}
-  FileName(const char* name) : FileName(std::string(name)) {}  // NOLINT: implicit
-
-  const std::string& str() const { return name_ ? *name_ : Empty(); }
-  operator const std::string&() const { return str(); }  // NOLINT: implicit, reads as a string
-  bool empty() const { return str().empty(); }
-  friend bool operator==(const FileName& a, const std::string& b) { return a.str() == b; }
-  friend bool operator==(const FileName& a, const char* b) { return a.str() == b; }
-
- private:
-  static const std::string& Empty() {
-    static const std::string empty;
-    return empty;
-  }
-  std::shared_ptr<const std::string> name_;
-};
+// pointer, not the name (each report record holds several locations).
+using FileName = SharedString;
 
 struct SourceLocation {
   FileName file;
@@ -43,6 +25,10 @@ struct SourceLocation {
   int column = 0;  // 1-based
 
   std::string ToString() const;  // "file:line:col" (or less when unknown)
+
+  friend bool operator==(const SourceLocation& a, const SourceLocation& b) {
+    return a.line == b.line && a.column == b.column && a.file == b.file;
+  }
 };
 
 class StringSource {
@@ -67,11 +53,3 @@ class StringSource {
 };
 
 }  // namespace remap
-
-template <>
-struct fmt::formatter<remap::FileName> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(const remap::FileName& f, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(f.str(), ctx);
-  }
-};

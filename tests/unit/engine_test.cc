@@ -422,7 +422,7 @@ TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]")
   // i: float, rank 2 (the branches agree on the rank, not on the last dim);
   // s: the loop-carried [2,3]; k: a scan output, [iterations, 2, 3], rank 3.
   std::vector<std::string> left;
-  for (const auto& r : report->remaining) left.push_back(r.op + " " + r.reason);
+  for (const auto& r : report->remaining) left.push_back(r.op.str() + " " + r.reason);
   INFO(fmt::format("{}", fmt::join(left, "\n")));
   CHECK(report->rewritten.size() == 2);
   REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(k) (rank 3), mm2(u) (untyped)
