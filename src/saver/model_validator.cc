@@ -3,7 +3,6 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 
 #include "model/graph_index.h"
 #include "model/inference_guard.h"
+#include "model/name_table.h"
 #include "model/opset_import.h"
 #include "model/shape_inference.h"
 
@@ -166,20 +166,25 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
                        std::vector<std::string>* notes) {
   // Each value is written once per graph tree (SSA): two added nodes writing
   // one name is a rewrite bug whatever ONNX version the model has.
-  std::unordered_map<const onnx::FunctionProto*, std::unordered_set<std::string_view>> written;
-  written[nullptr].reserve(added.size());  // the main graph's, where most added nodes go
+  // Keys view the added nodes' own names, which outlive the check.
+  std::unordered_map<const onnx::FunctionProto*, NameTable<bool>> written;
+  written[nullptr].Reserve(added.size());  // the main graph's, where most added nodes go
   const onnx::FunctionProto* current = nullptr;
-  std::unordered_set<std::string_view>* names = &written[nullptr];
+  NameTable<bool>* names = &written[nullptr];
   for (const AddedNode& a : added) {
     if (a.function != current) {
       current = a.function;
       names = &written[a.function];
     }
     for (const std::string& out : a.node->output()) {
-      if (!out.empty() && !names->insert(out).second)
-        return Status(ErrorCode::kValidationFailed,
-                      fmt::format("the rewrite wrote '{}' twice (node '{}', {})", out, a.node->name(),
-                                  a.node->op_type()));
+      if (out.empty()) continue;
+      bool& seen = names->FindOrInsert(out, [](std::string_view name) { return name; }).value;
+      if (!seen) {
+        seen = true;
+        continue;
+      }
+      return Status(ErrorCode::kValidationFailed, fmt::format("the rewrite wrote '{}' twice (node '{}', {})", out,
+                                                              a.node->name(), a.node->op_type()));
     }
   }
   if (!WithinKnownRange(model)) {

@@ -9,6 +9,7 @@
 
 #include "model/wire_format_scan.h"
 #include "saver/atomic_writer.h"
+#include "saver/model_saver.h"
 
 namespace remap {
 
@@ -142,7 +143,7 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   const Status too_big(ErrorCode::kOutputFailed,
                        fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
-  if (model.ByteSizeLong() > static_cast<size_t>(INT32_MAX) || !model.SerializeToString(&bytes)) return too_big;
+  if (!SerializeModel(model, &bytes)) return too_big;
   std::vector<Piece> pieces;
   uint64_t added = 0;
   if (!spliced.empty() && !Plan(bytes, spliced, &pieces, &added))
