@@ -5,7 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "model/flat_slots.h"
 
 namespace remap {
 
@@ -14,18 +15,14 @@ class HashSet {
   size_t size() const { return size_; }
 
   // Room for `n` hashes without growing.
-  void Reserve(size_t n) {
-    if (SlotsFor(n) > slots_.size()) Rehash(SlotsFor(n));
-  }
+  void Reserve(size_t n) { slots_.Reserve(n, [](uint64_t h) { return h; }); }
 
   // Adds `hash`; false when it was there already.
   bool Insert(uint64_t hash) {
-    if (SlotsFor(size_ + 1) > slots_.size()) Rehash(SlotsFor(size_ + 1));
+    Reserve(size_ + 1);
     const uint64_t h = Stored(hash);
-    size_t i = h & mask_;
-    for (; slots_[i] != 0; i = (i + 1) & mask_) {
-      if (slots_[i] == h) return false;
-    }
+    const size_t i = slots_.Probe(h, [h](uint64_t word) { return word == h; });
+    if (slots_[i] != 0) return false;
     slots_[i] = h;
     ++size_;
     return true;
@@ -34,37 +31,15 @@ class HashSet {
   bool Contains(uint64_t hash) const {
     if (size_ == 0) return false;
     const uint64_t h = Stored(hash);
-    for (size_t i = h & mask_; slots_[i] != 0; i = (i + 1) & mask_) {
-      if (slots_[i] == h) return true;
-    }
-    return false;
+    return slots_[slots_.Probe(h, [h](uint64_t word) { return word == h; })] != 0;
   }
 
  private:
   // 0 marks an empty slot, so a hash of 0 is stored as 1: the two then count
   // as one, which for names kept by hash only means one more name passed over.
   static uint64_t Stored(uint64_t hash) { return hash == 0 ? 1 : hash; }
-  // At most 3/4 full, in powers of two.
-  static size_t SlotsFor(size_t n) {
-    size_t cap = 16;
-    while (cap / 4 * 3 < n) cap *= 2;
-    return cap;
-  }
-  void Rehash(size_t cap) {
-    std::vector<uint64_t> old;
-    old.swap(slots_);
-    slots_.assign(cap, 0);
-    mask_ = cap - 1;
-    for (uint64_t h : old) {
-      if (h == 0) continue;
-      size_t i = h & mask_;
-      while (slots_[i] != 0) i = (i + 1) & mask_;
-      slots_[i] = h;
-    }
-  }
 
-  std::vector<uint64_t> slots_;
-  size_t mask_ = 0;
+  FlatSlots slots_;
   size_t size_ = 0;
 };
 

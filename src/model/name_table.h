@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/flat_slots.h"
+
 namespace remap {
 
 template <typename V>
@@ -39,21 +41,15 @@ class NameTable {
 
   // Room for `n` names without growing the slots.
   void Reserve(size_t n) {
-    if (SlotsFor(n) > slots_.size()) Rehash(SlotsFor(n));
+    slots_.Reserve(n, [this](uint64_t word) { return Hash(At(word).key); });
   }
 
   // The item named `name`, or nullptr.
   const Item* Find(std::string_view name) const {
     if (size_ == 0) return nullptr;
     const uint64_t h = Hash(name);
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const uint64_t s = slots_[i];
-      if (s == 0) return nullptr;
-      if (Tag(s) == Tag(h)) {
-        const Item& item = At(s);
-        if (item.key == name) return &item;
-      }
-    }
+    const uint64_t word = slots_[slots_.Probe(h, Matches(h, name))];
+    return word == 0 ? nullptr : &At(word);
   }
   Item* Find(std::string_view name) { return const_cast<Item*>(static_cast<const NameTable*>(this)->Find(name)); }
 
@@ -61,17 +57,10 @@ class NameTable {
   // outlives the table) and its value V{}.
   template <typename Keep>
   Item& FindOrInsert(std::string_view name, Keep&& keep) {
-    if (SlotsFor(size_ + 1) > slots_.size()) Rehash(SlotsFor(size_ + 1));
+    Reserve(size_ + 1);
     const uint64_t h = Hash(name);
-    size_t i = h & mask_;
-    for (;; i = (i + 1) & mask_) {
-      const uint64_t s = slots_[i];
-      if (s == 0) break;
-      if (Tag(s) == Tag(h)) {
-        Item& item = At(s);
-        if (item.key == name) return item;
-      }
-    }
+    const size_t i = slots_.Probe(h, Matches(h, name));
+    if (slots_[i] != 0) return At(slots_[i]);
     const size_t n = size_++;
     const Place p = PlaceOf(n);
     if (p.chunk == chunks_.size()) chunks_.push_back(std::make_unique<Item[]>(ChunkSize(p.chunk)));
@@ -115,11 +104,8 @@ class NameTable {
   // The table's position comes from the low bits, so the tag adds information.
   static uint64_t Slot(uint64_t hash, size_t n) { return (hash & 0xffffffff00000000ull) | (uint64_t(n) + 1); }
   static uint64_t Tag(uint64_t word) { return word >> 32; }
-  // At most 3/4 full, in powers of two.
-  static size_t SlotsFor(size_t n) {
-    size_t cap = 16;
-    while (cap / 4 * 3 < n) cap *= 2;
-    return cap;
+  auto Matches(uint64_t hash, std::string_view name) const {
+    return [this, hash, name](uint64_t word) { return Tag(word) == Tag(hash) && At(word).key == name; };
   }
   const Item& At(uint64_t slot) const {
     const Place p = PlaceOf((slot & 0xffffffffull) - 1);
@@ -127,22 +113,7 @@ class NameTable {
   }
   Item& At(uint64_t slot) { return const_cast<Item&>(static_cast<const NameTable*>(this)->At(slot)); }
 
-  void Rehash(size_t cap) {
-    std::vector<uint64_t> old;
-    old.swap(slots_);
-    slots_.assign(cap, 0);
-    mask_ = cap - 1;
-    for (uint64_t s : old) {
-      if (s == 0) continue;
-      const uint64_t h = Hash(At(s).key);
-      size_t i = h & mask_;
-      while (slots_[i] != 0) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
-
-  std::vector<uint64_t> slots_;
-  size_t mask_ = 0;
+  FlatSlots slots_;
   size_t size_ = 0;
   std::vector<std::unique_ptr<Item[]>> chunks_;
 };
