@@ -17,6 +17,9 @@ class NodeListEditor {
   explicit NodeListEditor(google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes) : nodes_(nodes) {}
 
   // Replaces node `index` by `nodes` (a later call for the same index wins).
+  // The replaced node is emptied at once, not at Commit: until then it stays
+  // in the list as an empty placeholder. A rewrite of a million-node graph
+  // would otherwise hold every replaced node and its replacement together.
   void Replace(int index, std::vector<onnx::NodeProto> nodes);
   bool empty() const { return replacements_.empty(); }
   // `added`, when given, receives the replacement nodes where they now are.

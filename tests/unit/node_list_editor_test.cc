@@ -33,6 +33,12 @@ TEST_CASE("replacements take their node's place, in any order of the calls", "[e
   editor.Replace(4, {});  // removed
   editor.Replace(1, {Named("b2")});  // the later replacement of b wins
   CHECK_FALSE(editor.empty());
+  // Replaced nodes are emptied at once (their memory freed), others untouched.
+  REQUIRE(nodes.size() == 5);
+  CHECK(nodes.Get(1).ByteSizeLong() == 0);
+  CHECK(nodes.Get(3).ByteSizeLong() == 0);
+  CHECK(nodes.Get(4).ByteSizeLong() == 0);
+  CHECK(nodes.Get(2).name() == "c");
   std::vector<const onnx::NodeProto*> added;
   editor.Commit(&added);
   CHECK(Names(nodes) == std::vector<std::string>{"a", "b2", "c", "d1", "d2"});
