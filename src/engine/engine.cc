@@ -92,8 +92,9 @@ class TreeRewriter {
       for (const auto& in : node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
-        dead_candidates_.push_back(index_->KeyOf(in));  // the node's own strings go with it
+        released_.push_back(index_->KeyOf(in));  // the node's own strings go with it
       }
+      Release(&released_);
       for (const auto& out : node->output()) index_->ForgetProducer(out);
       absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
       for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
@@ -128,12 +129,10 @@ class TreeRewriter {
   const std::set<std::string>& domains_rewritten() const { return domains_rewritten_; }
 
  private:
-  // A worklist: a removed list node releases its elements, whose producers
-  // may then be dead too (a Constant that fed only the SequenceConstruct).
+  // Producers rewritten with their consumer (absorbed) die with the whole
+  // tree's rewrite; their inputs are released then.
   void CollectDead() {
-    // Names from the index, or from nodes that stay until RemoveDeadIn.
-    std::vector<std::string_view> work(dead_candidates_.begin(), dead_candidates_.end());
-    // Producers rewritten with their consumer: dead, and their own inputs are candidates.
+    std::vector<std::string_view> work;
     for (const onnx::NodeProto* p : absorbed_) {
       if (!dead_nodes_.insert(p).second) continue;
       domains_rewritten_.insert(p->domain());
@@ -141,12 +140,24 @@ class TreeRewriter {
       for (const auto& in : p->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
-        work.push_back(in);
+        work.push_back(index_->KeyOf(in));
       }
     }
-    while (!work.empty()) {
-      const std::string_view name = work.back();
-      work.pop_back();
+    Release(&work);
+    DropRemovedFromRemaining();
+  }
+  // A worklist over values that lost uses (`work` holds the index's copies of
+  // their names): an argument producer (Constant, SequenceConstruct,
+  // prim::ListConstruct, ...) left with no use is dead, and so may be its own
+  // producers (a Constant that fed only the SequenceConstruct). It dies at
+  // once: its content is freed now (a million-node rewrite would otherwise
+  // hold every scalar Constant it bound until the end) and RemoveDeadIn drops
+  // the emptied node from its list. Values only lose uses, so a dead node
+  // stays dead.
+  void Release(std::vector<std::string_view>* work) {
+    while (!work->empty()) {
+      const std::string_view name = work->back();
+      work->pop_back();
       if (index_->Uses(name) > 0) continue;
       Producer p = index_->ProducerOf(name);
       if (p.kind == Producer::Kind::kInitializer) dead_initializers_.insert(p.initializer);
@@ -159,10 +170,14 @@ class TreeRewriter {
       for (const auto& in : p.node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
-        work.push_back(in);
+        work->push_back(index_->KeyOf(in));
       }
+      for (const auto& out : p.node->output()) {
+        if (!out.empty()) index_->ForgetProducer(out);
+      }
+      // The index holds nodes as const; the model they belong to is ours to edit.
+      onnx::NodeProto().Swap(const_cast<onnx::NodeProto*>(p.node));
     }
-    DropRemovedFromRemaining();
   }
   // The unmapped argument producers that were removed are no longer left.
   void DropRemovedFromRemaining() {
@@ -198,9 +213,7 @@ class TreeRewriter {
   OutcomeInterner* interner_;
   std::vector<AddedNode>* added_;
   const onnx::FunctionProto* function_;
-  // Inputs of rewritten nodes, as the index keeps their names (repeats are
-  // harmless: the worklist skips what it has seen).
-  std::vector<std::string_view> dead_candidates_;
+  std::vector<std::string_view> released_;  // Release's worklist, kept to reuse its buffer
   std::unordered_set<const onnx::NodeProto*> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
   std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining
