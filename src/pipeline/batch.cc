@@ -1,14 +1,13 @@
 #include "pipeline/batch.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 #include <onnx/defs/schema.h>
 
+#include "core/parallel_for.h"
 #include "saver/atomic_writer.h"
 
 namespace remap {
@@ -119,40 +118,28 @@ BatchResult RunBatch(const BatchPlan& plan, const RuleSet& rules, const BatchOpt
                      const BatchProgress& progress) {
   BatchResult result;
   result.models.resize(plan.models.size());
-  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, plan.models.size())));
   // ONNX's schema registry fills itself on first use; do that before threads share it.
   (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
 
-  std::atomic<size_t> next{0};
   std::mutex report_mutex;
   size_t done = 0;
-  auto work = [&]() {
-    for (size_t i = next++; i < plan.models.size(); i = next++) {
-      const BatchEntry& e = plan.models[i];
-      ModelResult r;
-      std::error_code ec;
-      if (options.skip_existing && !e.output.empty() && fs::exists(e.output, ec)) {
-        r.input = e.input;
-        r.output = e.output;
-        r.outcome = ModelOutcome::kSkipped;
-      } else {
-        if (e.make_folders) fs::create_directories(fs::path(e.output).parent_path(), ec);
-        r = RunPipeline(ModelSource{e.input, std::nullopt, ""}, e.output, rules, options.pipeline);
-      }
-      std::lock_guard<std::mutex> lock(report_mutex);
-      result.models[i] = std::move(r);
-      ++done;
-      if (progress) progress(result.models[i], done, plan.models.size());
+  ParallelFor(plan.models.size(), options.jobs > 0 ? options.jobs : CoreCount(), [&](size_t i) {
+    const BatchEntry& e = plan.models[i];
+    ModelResult r;
+    std::error_code ec;
+    if (options.skip_existing && !e.output.empty() && fs::exists(e.output, ec)) {
+      r.input = e.input;
+      r.output = e.output;
+      r.outcome = ModelOutcome::kSkipped;
+    } else {
+      if (e.make_folders) fs::create_directories(fs::path(e.output).parent_path(), ec);
+      r = RunPipeline(ModelSource{e.input, std::nullopt, ""}, e.output, rules, options.pipeline);
     }
-  };
-  if (jobs <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> threads;
-    for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
-    for (auto& t : threads) t.join();
-  }
+    std::lock_guard<std::mutex> lock(report_mutex);
+    result.models[i] = std::move(r);
+    ++done;
+    if (progress) progress(result.models[i], done, plan.models.size());
+  });
   // Other files last: a model's external data is already there, and is not copied twice.
   for (const BatchEntry& e : plan.other_files) {
     std::error_code ec;

@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <onnx/defs/schema.h>
 
+#include "core/parallel_for.h"
 #include "model/opset_import.h"
 #include "rules/builtin_rules.h"
 #include "rules/rule_parser.h"
@@ -289,12 +291,29 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
   std::vector<std::vector<std::unique_ptr<Rule>>> rule_batches;
   std::vector<std::vector<std::unique_ptr<Fragment>>> fragment_batches;
   std::vector<std::unique_ptr<Target>> targets;
+  // Files parse independently, so they parse on every core; what follows
+  // takes them in order, so the result does not depend on the thread count.
+  std::vector<std::pair<const Batch*, const RuleText*>> files;
+  for (const Batch& batch : batches)
+    for (const RuleText& f : batch.files) files.emplace_back(&batch, &f);
+  std::vector<RuleFileResult> parsed(files.size());
+  // Task 0 fills ONNX's schema registry (a one-time cost as large as parsing
+  // every file), which any use of the rules goes on to need.
+  ParallelFor(files.size() + 1, CoreCount(), [&](size_t task) {
+    if (task == 0) {
+      (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
+      return;
+    }
+    const auto& [batch, f] = files[task - 1];
+    parsed[task - 1] =
+        ParseRuleFile(f->name, f->text, batch->builtin, batch->builtin && compile == BuiltinCompile::kOnDemand);
+  });
+  size_t next_file = 0;
   for (const Batch& batch : batches) {
     std::vector<std::unique_ptr<Rule>> rules;
     std::vector<std::unique_ptr<Fragment>> fragments;
-    for (const RuleText& f : batch.files) {
-      RuleFileResult file =
-          ParseRuleFile(f.name, f.text, batch.builtin, batch.builtin && compile == BuiltinCompile::kOnDemand);
+    for (size_t k = 0; k < batch.files.size(); ++k) {
+      RuleFileResult& file = parsed[next_file++];
       out.errors.insert(out.errors.end(), file.errors.begin(), file.errors.end());
       for (auto& t : file.targets) targets.push_back(std::move(t));
       // Fragments are shared code: rules loaded later may call the built-in ones.

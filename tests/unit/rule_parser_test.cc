@@ -48,6 +48,32 @@ TEST_CASE("rule file errors are reported as file:line:col", "[rule_parser]") {
   CHECK(checked >= 10);
 }
 
+// Files parse on several threads; what comes back must still follow the order
+// of the files, as one thread would give it.
+TEST_CASE("rule files parsed in parallel report and load in file order", "[rule_parser]") {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int k = 0; k < 40; ++k) {
+    const std::string name = "f" + std::to_string(k) + ".textproto";
+    if (k % 2)
+      files.push_back({name, "rule { id: \"Bad " + std::to_string(k) + "\" }"});
+    else
+      files.push_back({name, "rule { id: \"user-op" + std::to_string(k) + "\" match { domain: \"custom\" op_type: \"op" +
+                                 std::to_string(k) + "\" } signature: \"custom::op" + std::to_string(k) +
+                                 "(Tensor x) -> Tensor\" alternative { min_opset: 9 replace: \"out = Abs(x)\" } }"});
+  }
+  RuleLoadResult loaded = LoadRuleTexts(false, files);
+  std::vector<std::string> error_files;
+  // A bad file reports several errors, one after the other.
+  for (const std::string& e : loaded.errors)
+    if (error_files.empty() || error_files.back() != e.substr(0, e.find(':'))) error_files.push_back(e.substr(0, e.find(':')));
+  std::vector<std::string> bad_files;
+  for (int k = 1; k < 40; k += 2) bad_files.push_back("f" + std::to_string(k) + ".textproto");
+  CHECK(error_files == bad_files);
+  std::vector<std::string> ids;
+  for (const Rule* r : loaded.rules.All()) ids.push_back(r->id);
+  CHECK(ids.size() == 20);
+}
+
 TEST_CASE("a valid rule compiles with its parts", "[rule_parser]") {
   RuleFileResult r = ParseRuleFile("ok.textproto", R"rule(
 rule {
