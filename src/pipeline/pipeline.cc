@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -110,7 +113,7 @@ struct SaveFailure {
 // to or from a data file) and the model written, or nothing left behind.
 SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, const std::string& output,
                         const std::string& in_dir, const SplicedSource* spliced_source, const PipelineOptions& options,
-                        uint64_t* spliced_bytes) {
+                        uint64_t* spliced_bytes, const std::function<void()>& serialized) {
   auto fail = [](PipelineStage stage, Status status) { return SaveFailure{stage, std::move(status)}; };
   // The marks come off before anything copies or checks external data files.
   std::vector<SplicedInitializer> spliced;
@@ -154,14 +157,41 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
       return fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));
     }
   }
-  Status saved = spliced_source ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, spliced_bytes)
-                                : SaveModel(*model, output);
+  Status saved = spliced_source
+                     ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, spliced_bytes, serialized)
+                     : SaveModel(*model, output, serialized);
   if (!saved.ok()) {
     RemoveCreated(created);
     return fail(PipelineStage::kSave, saved);
   }
   return {};
 }
+
+// Frees a model on another thread while this one writes its bytes: freeing
+// the messages of a million-node graph takes about as long as writing and
+// syncing its file. Joins that thread when it goes.
+class BackgroundFree {
+ public:
+  BackgroundFree() = default;
+  BackgroundFree(const BackgroundFree&) = delete;
+  BackgroundFree& operator=(const BackgroundFree&) = delete;
+  ~BackgroundFree() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Takes the model's content (*model is left empty).
+  void Free(onnx::ModelProto* model) {
+    auto owned = std::make_unique<onnx::ModelProto>(std::move(*model));
+    try {
+      thread_ = std::thread([owned = std::move(owned)]() mutable { owned.reset(); });
+    } catch (const std::system_error&) {
+      // No thread to spare: the lambda that holds the model frees it here.
+    }
+  }
+
+ private:
+  std::thread thread_;
+};
 
 // One model's result as it is built, timed from construction.
 class Run {
@@ -195,6 +225,7 @@ class Run {
 
 ModelResult RunPipeline(const ModelSource& source, const std::string& output, const RuleSet& rules,
                         const PipelineOptions& options) {
+  BackgroundFree background;  // joined last, after the model's (emptied) storage goes
   Run run(source, output, options);
   const Target* target = rules.FindTarget(options.target);
   if (!target)
@@ -253,7 +284,10 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     }
   }
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
-    SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(), options, &r.spliced_bytes);
+    std::function<void()> serialized;
+    if (!options.keep_model) serialized = [&] { background.Free(&*model); };
+    SaveFailure failure =
+        WriteOutput(&*model, source, output, in_dir, spliced_source.get(), options, &r.spliced_bytes, serialized);
     if (!failure.status.ok()) return run.Fail(failure.stage, failure.status);
     r.written = true;
   }

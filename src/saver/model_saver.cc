@@ -18,11 +18,12 @@ bool SerializeModel(const onnx::ModelProto& model, std::string* bytes) {
   return model.SerializeWithCachedSizesToArray(begin) == begin + size;
 }
 
-Status SaveModel(const onnx::ModelProto& model, const std::string& path) {
+Status SaveModel(const onnx::ModelProto& model, const std::string& path, const std::function<void()>& serialized) {
   std::string bytes;
   if (!SerializeModel(model, &bytes))
     return Status(ErrorCode::kOutputFailed,
                   fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
+  if (serialized) serialized();
   return WriteFileAtomically(path, bytes);
 }
 

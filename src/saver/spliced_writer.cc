@@ -139,7 +139,7 @@ bool Plan(const std::string& s, const std::vector<SplicedInitializer>& spliced, 
 }  // namespace
 
 Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<SplicedInitializer>& spliced, int source_fd,
-                        const std::string& path, uint64_t* copied) {
+                        const std::string& path, uint64_t* copied, const std::function<void()>& serialized) {
   const Status too_big(ErrorCode::kOutputFailed,
                        fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
@@ -152,6 +152,7 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   if (bytes.size() + added > static_cast<uint64_t>(INT32_MAX)) return too_big;
   if (spliced.empty()) pieces.push_back({std::move(bytes), 0, 0});
   else bytes = std::string();
+  if (serialized) serialized();
   uint64_t total = 0;
   Status s = WriteFileAtomicallyWith(path, [&](int fd) -> std::string {
     for (const Piece& p : pieces) {

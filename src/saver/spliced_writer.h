@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,9 @@ namespace remap {
 
 // `spliced` comes from TakeSplicedMarks (those initializers have no raw_data
 // in `model`); `source_fd` is the input file. `copied`, when given, receives
-// the bytes copied file to file.
+// the bytes copied file to file. `serialized`: as for SaveModel.
 Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<SplicedInitializer>& spliced, int source_fd,
-                        const std::string& path, uint64_t* copied = nullptr);
+                        const std::string& path, uint64_t* copied = nullptr,
+                        const std::function<void()>& serialized = {});
 
 }  // namespace remap

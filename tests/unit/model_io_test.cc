@@ -78,6 +78,24 @@ TEST_CASE("the saver's single-pass serialization writes what protobuf writes", "
   CHECK(bytes == expected);
 }
 
+// The pipeline frees the model on another thread from that point on.
+TEST_CASE("the saver reads the model no more once it says the bytes are made", "[saver]") {
+  auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 17] > g (float[2] x) => (float[2] y) { y = Relu(x) })");
+  std::string expected;
+  REQUIRE(model.SerializeToString(&expected));
+  const auto path = std::filesystem::temp_directory_path() / "onnx_remap_serialized_hook.onnx";
+  int calls = 0;
+  REQUIRE(SaveModel(model, path.string(), [&] {
+            ++calls;
+            model.Clear();
+          }).ok());
+  CHECK(calls == 1);
+  std::ifstream in(path, std::ios::binary);
+  std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved == expected);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("saving into a missing folder fails cleanly", "[saver]") {
   auto model = testing::ModelFromText(R"(< ir_version: 7, opset_import: ["" : 13] > g (float[1] x) => (float[1] y) { y = Relu(x) })");
   Status s = SaveModel(model, "/nonexistent-dir/out.onnx");
