@@ -155,11 +155,12 @@ class TreeRewriter {
   // the emptied node from its list. Values only lose uses, so a dead node
   // stays dead.
   void Release(std::vector<std::string_view>* work) {
+    const GraphIndex& index = *index_;
     while (!work->empty()) {
-      const std::string_view name = work->back();
+      const GraphIndex::Entry* entry = index.Find(work->back());
       work->pop_back();
-      if (index_->Uses(name) > 0) continue;
-      Producer p = index_->ProducerOf(name);
+      if (!entry || entry->uses > 0) continue;
+      const Producer p = entry->producer();
       if (p.kind == Producer::Kind::kInitializer) dead_initializers_.insert(p.initializer);
       if (p.kind != Producer::Kind::kNode || !p.node || !IsArgumentProducer(*p.node) || dead_nodes_.count(p.node)) continue;
       bool unused = true;

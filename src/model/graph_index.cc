@@ -6,15 +6,18 @@
 
 namespace remap {
 
+size_t ValuesDefinedIn(const onnx::GraphProto& g) {
+  size_t values = static_cast<size_t>(g.input_size()) + static_cast<size_t>(g.initializer_size());
+  for (const auto& node : g.node()) values += static_cast<size_t>(node.output_size());
+  return values;
+}
+
 GraphIndex::GraphIndex() : t_(std::make_unique<Tables>()) {}
 
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
-  // Every value a graph names is an input, an initializer or a node's output
-  // (subgraphs add their own, growing the table).
-  size_t expected = static_cast<size_t>(graph.input_size()) + static_cast<size_t>(graph.initializer_size());
-  for (const auto& node : graph.node()) expected += static_cast<size_t>(node.output_size());
-  index.t_->values.Reserve(expected);
+  // Subgraphs add their own values, growing the table.
+  index.t_->values.Reserve(ValuesDefinedIn(graph));
   index.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()));
   index.IndexGraph(graph);
   return index;

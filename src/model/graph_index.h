@@ -147,6 +147,10 @@ void ForEachSubgraph(const onnx::NodeProto& node, F&& f) {
   }
 }
 
+// How many values `g` itself defines: its inputs, initializers and node
+// outputs (not its subgraphs'). What a table of the graph's names reserves.
+size_t ValuesDefinedIn(const onnx::GraphProto& g);
+
 // Names a subgraph (and the subgraphs in it) reads from the scopes around it,
 // in order of use, repeats included.
 void CapturedNames(const onnx::GraphProto& g, std::vector<std::string>* out);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "model/graph_index.h"
 #include "model/name_table.h"
 #include "model/tensor_size.h"
 
@@ -50,11 +51,7 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
 // item, with no scopes.
 class StructureCheck {
  public:
-  explicit StructureCheck(const onnx::GraphProto& main) {
-    size_t values = static_cast<size_t>(main.input_size()) + static_cast<size_t>(main.initializer_size());
-    for (const auto& node : main.node()) values += static_cast<size_t>(node.output_size());
-    visible_.Reserve(values);
-  }
+  explicit StructureCheck(const onnx::GraphProto& main) { visible_.Reserve(ValuesDefinedIn(main)); }
 
   Status Graph(const onnx::GraphProto& g, int depth) {
     if (depth > kMaxSubgraphDepth)
@@ -145,7 +142,7 @@ class StructureCheck {
     return item && item->value.scopes > 0;
   }
   Definition& Lookup(std::string_view name) {
-    return visible_.FindOrInsert(name, [](std::string_view kept) { return kept; }).value;
+    return visible_.FindOrInsert(name).value;
   }
   void DefineInput(std::string_view name, int scope, int depth) {
     Definition& d = Lookup(name);

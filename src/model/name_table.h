@@ -70,6 +70,12 @@ class NameTable {
     return item;
   }
 
+  // The same, for a name that itself outlives the table (a view of the
+  // model's own strings): it is the key.
+  Item& FindOrInsert(std::string_view lasting_name) {
+    return FindOrInsert(lasting_name, [](std::string_view name) { return name; });
+  }
+
   // Every item, in insertion order.
   template <typename F>
   void ForEach(F&& f) const {

@@ -178,7 +178,7 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
     }
     for (const std::string& out : a.node->output()) {
       if (out.empty()) continue;
-      bool& seen = names->FindOrInsert(out, [](std::string_view name) { return name; }).value;
+      bool& seen = names->FindOrInsert(out).value;
       if (!seen) {
         seen = true;
         continue;

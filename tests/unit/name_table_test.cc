@@ -82,6 +82,11 @@ TEST_CASE("a name table keeps the key only for a new name", "[name-table]") {
   table.FindOrInsert(a, keep);
   CHECK(kept == 2);
   CHECK(table.size() == 2);
+  // Without a keep function, a lasting name is its own key.
+  static const std::string c = "c";
+  CHECK(table.FindOrInsert(c).key.data() == c.data());
+  CHECK(table.FindOrInsert(std::string_view("c")).key.data() == c.data());
+  CHECK(table.size() == 3);
 }
 
 TEST_CASE("a hash set answers for every hash, 0 included, through growth", "[hash-set]") {
