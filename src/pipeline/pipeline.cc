@@ -129,8 +129,11 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   // Before the data file is chosen: the model's own files must not be taken for it.
   uint64_t spliced_size = 0;
   for (const SplicedInitializer& s : spliced) spliced_size += s.length;
+  SaveOptions save;
+  save.serialized = serialized;
+  if (options.weights == WeightStorage::kAsIs) save.byte_size = model->ByteSizeLong();
   const bool externalize = options.weights == WeightStorage::kExternal ||
-                           (options.weights == WeightStorage::kAsIs && model->ByteSizeLong() + spliced_size > kProtobufLimit);
+                           (save.byte_size && *save.byte_size + spliced_size > kProtobufLimit);
   // Spliced weights are not in memory to move: only a rewrite that grew a
   // model of nearly 2 GiB gets here, and loading it whole does it.
   if (externalize && !spliced.empty())
@@ -151,6 +154,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
                 Status(copied.code(), fmt::format("{}: {}; model not written", source.path, copied.message())));
   }
   if (externalize) {
+    save.byte_size.reset();  // the weights leave the model
     Status moved = MoveWeightsToFile(model, out_dir, data_name, options.external_threshold, &created);
     if (!moved.ok()) {
       RemoveCreated(created);
@@ -158,8 +162,8 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
     }
   }
   Status saved = spliced_source
-                     ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, spliced_bytes, serialized)
-                     : SaveModel(*model, output, serialized);
+                     ? SaveModelSpliced(*model, spliced, spliced_source->fd(), output, spliced_bytes, save)
+                     : SaveModel(*model, output, save);
   if (!saved.ok()) {
     RemoveCreated(created);
     return fail(PipelineStage::kSave, saved);

@@ -8,22 +8,25 @@
 
 namespace remap {
 
-bool SerializeModel(const onnx::ModelProto& model, std::string* bytes) {
+bool SerializeModel(const onnx::ModelProto& model, std::string* bytes, std::optional<size_t> byte_size) {
   // ByteSizeLong leaves each message's size cached; writing with the cached
   // sizes is then a single pass.
-  const size_t size = model.ByteSizeLong();
+  // A given size must be the one protobuf cached for the model itself;
+  // writing with sizes that do not hold would overrun the buffer.
+  const bool sized = byte_size && *byte_size == static_cast<size_t>(model.GetCachedSize());
+  const size_t size = sized ? *byte_size : model.ByteSizeLong();
   if (size > static_cast<size_t>(INT32_MAX)) return false;
   bytes->resize(size);
   auto* begin = reinterpret_cast<uint8_t*>(bytes->data());
   return model.SerializeWithCachedSizesToArray(begin) == begin + size;
 }
 
-Status SaveModel(const onnx::ModelProto& model, const std::string& path, const std::function<void()>& serialized) {
+Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options) {
   std::string bytes;
-  if (!SerializeModel(model, &bytes))
+  if (!SerializeModel(model, &bytes, options.byte_size))
     return Status(ErrorCode::kOutputFailed,
                   fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
-  if (serialized) serialized();
+  if (options.serialized) options.serialized();
   return WriteFileAtomically(path, bytes);
 }
 

@@ -1,7 +1,9 @@
 // Saver: serializes a model and writes it atomically.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <onnx/onnx_pb.h>
@@ -10,14 +12,24 @@
 
 namespace remap {
 
-// `serialized`, when given, runs once the model's bytes are made and before
-// they are written: from then on the saver no longer reads the model, so the
-// caller may free it while the file is written.
-Status SaveModel(const onnx::ModelProto& model, const std::string& path, const std::function<void()>& serialized = {});
+struct SaveOptions {
+  // What model.ByteSizeLong() returned, when nothing has changed the model
+  // since: protobuf then holds every message's size, and the saver does not
+  // size the model again (a pass over every message of a large graph). A
+  // size other than the one protobuf cached for the model is ignored.
+  std::optional<size_t> byte_size;
+  // Runs once the model's bytes are made and before they are written: from
+  // then on the saver no longer reads the model, so the caller may free it
+  // while the file is written.
+  std::function<void()> serialized;
+};
+
+Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options = {});
 
 // The model's wire bytes into *bytes; false when they would pass protobuf's
-// 2 GiB limit. One pass to size the messages and one to write them
-// (SerializeToString sizes them twice).
-bool SerializeModel(const onnx::ModelProto& model, std::string* bytes);
+// 2 GiB limit. One pass to size the messages (none when `byte_size` is
+// given, as in SaveOptions) and one to write them (SerializeToString sizes
+// them twice).
+bool SerializeModel(const onnx::ModelProto& model, std::string* bytes, std::optional<size_t> byte_size = std::nullopt);
 
 }  // namespace remap

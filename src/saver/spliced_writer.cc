@@ -139,11 +139,11 @@ bool Plan(const std::string& s, const std::vector<SplicedInitializer>& spliced, 
 }  // namespace
 
 Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<SplicedInitializer>& spliced, int source_fd,
-                        const std::string& path, uint64_t* copied, const std::function<void()>& serialized) {
+                        const std::string& path, uint64_t* copied, const SaveOptions& options) {
   const Status too_big(ErrorCode::kOutputFailed,
                        fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
-  if (!SerializeModel(model, &bytes)) return too_big;
+  if (!SerializeModel(model, &bytes, options.byte_size)) return too_big;
   std::vector<Piece> pieces;
   uint64_t added = 0;
   if (!spliced.empty() && !Plan(bytes, spliced, &pieces, &added))
@@ -152,7 +152,7 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   if (bytes.size() + added > static_cast<uint64_t>(INT32_MAX)) return too_big;
   if (spliced.empty()) pieces.push_back({std::move(bytes), 0, 0});
   else bytes = std::string();
-  if (serialized) serialized();
+  if (options.serialized) options.serialized();
   uint64_t total = 0;
   Status s = WriteFileAtomicallyWith(path, [&](int fd) -> std::string {
     for (const Piece& p : pieces) {

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,14 +16,14 @@
 
 #include "core/status.h"
 #include "model/spliced_source.h"
+#include "saver/model_saver.h"
 
 namespace remap {
 
 // `spliced` comes from TakeSplicedMarks (those initializers have no raw_data
 // in `model`); `source_fd` is the input file. `copied`, when given, receives
-// the bytes copied file to file. `serialized`: as for SaveModel.
+// the bytes copied file to file. `options`: as for SaveModel.
 Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<SplicedInitializer>& spliced, int source_fd,
-                        const std::string& path, uint64_t* copied = nullptr,
-                        const std::function<void()>& serialized = {});
+                        const std::string& path, uint64_t* copied = nullptr, const SaveOptions& options = {});
 
 }  // namespace remap

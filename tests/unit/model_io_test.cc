@@ -76,6 +76,17 @@ TEST_CASE("the saver's single-pass serialization writes what protobuf writes", "
   std::string bytes = "left over";
   REQUIRE(SerializeModel(model, &bytes));
   CHECK(bytes == expected);
+  // Sized once by the caller: the cached sizes are used, not computed again.
+  const size_t size = model.ByteSizeLong();
+  bytes.clear();
+  REQUIRE(SerializeModel(model, &bytes, size));
+  CHECK(bytes == expected);
+  // A size that is not the one protobuf cached is not trusted: the model is sized again.
+  for (size_t wrong : {size - 1, size + 1}) {
+    bytes.clear();
+    REQUIRE(SerializeModel(model, &bytes, wrong));
+    CHECK(bytes == expected);
+  }
 }
 
 // The pipeline frees the model on another thread from that point on.
@@ -85,10 +96,12 @@ TEST_CASE("the saver reads the model no more once it says the bytes are made", "
   REQUIRE(model.SerializeToString(&expected));
   const auto path = std::filesystem::temp_directory_path() / "onnx_remap_serialized_hook.onnx";
   int calls = 0;
-  REQUIRE(SaveModel(model, path.string(), [&] {
-            ++calls;
-            model.Clear();
-          }).ok());
+  SaveOptions options;
+  options.serialized = [&] {
+    ++calls;
+    model.Clear();
+  };
+  REQUIRE(SaveModel(model, path.string(), options).ok());
   CHECK(calls == 1);
   std::ifstream in(path, std::ios::binary);
   std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
