@@ -272,3 +272,33 @@ TEST_CASE("added nodes that write one name twice fail validation, whatever the o
   model.mutable_opset_import(0)->set_version(21);
   CHECK(CheckAddedNodes(model, added, &notes).code() == ErrorCode::kValidationFailed);
 }
+
+TEST_CASE("of many added nodes, the first that fails the checker is the one reported") {
+  // Enough nodes for the check to run in several blocks, on several threads;
+  // two bad ones, far apart: the report names the earlier, every time.
+  onnx::ModelProto model;
+  onnx::OnnxParser::Parse(model, R"(< ir_version: 7, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Relu(x) })");
+  auto* graph = model.mutable_graph();
+  graph->mutable_node()->Clear();
+  const int count = 3000;
+  for (int k = 0; k < count; ++k) {
+    auto* n = graph->add_node();
+    n->set_op_type("Relu");
+    n->set_name("n" + std::to_string(k));
+    n->add_input(k == 0 ? "x" : "v" + std::to_string(k - 1));
+    n->add_output(k == count - 1 ? "y" : "v" + std::to_string(k));
+  }
+  for (int bad : {2100, 700}) graph->mutable_node(bad)->set_op_type("NoSuchOp" + std::to_string(bad));
+  std::vector<AddedNode> added;
+  for (const auto& n : graph->node()) added.push_back({&n, nullptr});
+  std::vector<std::string> notes;
+  for (int run = 0; run < 5; ++run) {
+    Status s = CheckAddedNodes(model, added, &notes);
+    CHECK(s.code() == ErrorCode::kValidationFailed);
+    CHECK(s.message().find("NoSuchOp700") != std::string::npos);
+  }
+  graph->mutable_node(700)->set_op_type("Relu");
+  CHECK(CheckAddedNodes(model, added, &notes).message().find("NoSuchOp2100") != std::string::npos);
+  graph->mutable_node(2100)->set_op_type("Relu");
+  CHECK(CheckAddedNodes(model, added, &notes).ok());
+}
