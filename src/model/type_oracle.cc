@@ -105,19 +105,13 @@ TensorType TypeOracle::TypeOf(const std::string& value) {
   GraphIndex::Entry* e = index_->Find(value);
   TensorType recorded = e ? e->type : TensorType{};
   if (recorded.elem_type != 0 && recorded.rank >= 0) return recorded;
-  TensorType inferred = FromProto(TypeProtoOf(e));
+  TensorType inferred = FromProto(TypeProtoOf(value, e));
   if (recorded.elem_type == 0) recorded.elem_type = inferred.elem_type;
   if (recorded.rank < 0) recorded.rank = inferred.rank;
   return recorded;
 }
 
 bool TypeOracle::IsMark(const onnx::TypeProto* t) { return t == Walking() || t == WalkedUntyped(); }
-
-bool TypeOracle::Walked(const onnx::NodeProto& node) const {
-  if (node.output_size() == 0) return false;
-  const GraphIndex::Entry* e = index_->Find(KeyOutput(node));
-  return e && e->inferred;
-}
 
 const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {
   intern_key_.clear();
@@ -153,15 +147,24 @@ const onnx::TypeProto* TypeOracle::Known(GraphIndex::Entry* e) {
   return nullptr;
 }
 
-const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) { return TypeProtoOf(index_->Find(value)); }
+const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
+  return TypeProtoOf(value, index_->Find(value));
+}
 
-const onnx::TypeProto* TypeOracle::TypeProtoOf(GraphIndex::Entry* e) {
+const onnx::TypeProto* TypeOracle::TypeProtoOf(std::string_view value, GraphIndex::Entry* e) {
   if (const onnx::TypeProto* t = Known(e)) return t;
   if (!e) return nullptr;
   Producer p = e->producer();
-  if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) return nullptr;
-  Resolve(p.node);
+  if (p.kind != Producer::Kind::kNode || !p.node) return nullptr;
+  GraphIndex::Entry* state = StateOf(*p.node, value, e);
+  if (state->inferred) return nullptr;  // walked, or being walked
+  Resolve(p.node, state);
   return Known(e);  // entries stay where they are while the map grows
+}
+
+GraphIndex::Entry* TypeOracle::StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry) {
+  const std::string& key = KeyOutput(node);
+  return key == output ? entry : &index_->Slot(key);
 }
 
 // Infers `node` after the producers of its untyped inputs: a post-order walk
@@ -169,49 +172,61 @@ const onnx::TypeProto* TypeOracle::TypeProtoOf(GraphIndex::Entry* e) {
 // stack). A node is inferred only once every producer it waits for is done; a
 // producer reached twice (a diamond: Sub reading both Div and ReduceMax(Div))
 // is pushed again so that it is finished before the consumer nearer the top.
-void TypeOracle::Resolve(const onnx::NodeProto* node) {
-  struct Entry {
+// Each frame carries the index entries it has found (the node's state, the
+// entry of its one input), so a walked node costs one lookup, not six.
+void TypeOracle::Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state) {
+  struct Frame {
     const onnx::NodeProto* node;
+    GraphIndex::Entry* state;  // the entry of its key output: its walk state, then its type
+    GraphIndex::Entry* input;  // the entry of its input, for a node of one input
     bool expanded;
   };
-  std::vector<Entry> stack{{node, false}};
+  std::vector<Frame> stack{{node, state, nullptr, false}};
   while (!stack.empty()) {
-    Entry& top = stack.back();
+    Frame& top = stack.back();
     const onnx::NodeProto* n = top.node;
     if (!top.expanded) {
       // Done, or expanded by a second copy pushed later (a diamond) and finished since.
-      const onnx::TypeProto*& state = index_->Slot(KeyOutput(*n)).inferred;
-      if (state && state != Walking()) {
+      const onnx::TypeProto*& walk = top.state->inferred;
+      if (walk && walk != Walking()) {
         stack.pop_back();
         continue;
       }
-      state = Walking();
+      walk = Walking();
       top.expanded = true;
+      const bool one_input = n->input_size() == 1;
       for (const auto& in : n->input()) {
         GraphIndex::Entry* e = in.empty() ? nullptr : index_->Find(in);
+        if (one_input) stack.back().input = e;
         if (!e || Known(e)) continue;
         Producer p = e->producer();
+        if (p.kind != Producer::Kind::kNode || !p.node) continue;
+        GraphIndex::Entry* producer_state = StateOf(*p.node, in, e);
         // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
-        if (p.kind != Producer::Kind::kNode || !p.node || Walked(*p.node)) continue;
-        stack.push_back({p.node, false});
+        if (producer_state->inferred) continue;
+        stack.push_back({p.node, producer_state, nullptr, false});
       }
       continue;
     }
+    const Frame done = top;
     stack.pop_back();
-    std::string ignored;
-    Infer(*n, /*strict=*/false, &ignored);
-    const onnx::TypeProto*& state = index_->Slot(KeyOutput(*n)).inferred;
-    if (state == Walking()) state = WalkedUntyped();
+    if (!(done.input && InferSameAsInput(*done.node, done.input, done.state))) {
+      std::string ignored;
+      Infer(*done.node, /*strict=*/false, &ignored);
+    } else {
+      ++nodes_typed_;
+    }
+    if (done.state->inferred == Walking()) done.state->inferred = WalkedUntyped();
   }
 }
 
-bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node) {
+bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry* input, GraphIndex::Entry* output) {
   if (!IsDefaultDomain(node.domain()) || node.input_size() != 1 || node.output_size() != 1 ||
       node.output(0).empty() || !SameTypeAsInput(node.op_type()))
     return false;
-  const onnx::TypeProto* in = Known(node.input(0));
+  const onnx::TypeProto* in = Known(input ? input : index_->Find(node.input(0)));
   if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  index_->Slot(node.output(0)).inferred = in;
+  (output ? *output : index_->Slot(node.output(0))).inferred = in;
   return true;
 }
 
@@ -267,7 +282,7 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
   ++nodes_typed_;
   // A strict inference judges the node's types, which the shortcuts do not.
-  if (!strict && (InferSameAsInput(node) || InferFromBodies(node))) return true;
+  if (!strict && (InferSameAsInput(node, nullptr, nullptr) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,18 +43,22 @@ class TypeOracle {
   // oracle inferred, the model records, or an initializer's header says.
   const onnx::TypeProto* Known(GraphIndex::Entry* e);
   const onnx::TypeProto* Known(const std::string& value) { return Known(index_->Find(value)); }
-  const onnx::TypeProto* TypeProtoOf(GraphIndex::Entry* e);
-  void Resolve(const onnx::NodeProto* node);
+  // `e`: the entry of `value` (nullptr when the index has none).
+  const onnx::TypeProto* TypeProtoOf(std::string_view value, GraphIndex::Entry* e);
+  // The entry that holds `node`'s walk state: that of its key output (its
+  // first named one), which is `entry` itself when `output` is that name.
+  GraphIndex::Entry* StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry);
+  // Types `node` and the untyped producers it waits for; `state` is StateOf(node).
+  void Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state);
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
-  bool InferSameAsInput(const onnx::NodeProto& node);
+  // `input`, `output`: the entries of the node's one input and output when
+  // the caller has them (nullptr: looked up).
+  bool InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry* input, GraphIndex::Entry* output);
   bool InferFromBodies(const onnx::NodeProto& node);
   // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
   // One kept copy per distinct type: a model has far fewer types than values.
   const onnx::TypeProto* Intern(const onnx::TypeProto& type);
-  // Whether `node` was walked (or is being walked); its state lives in the
-  // index entry of its first output (a mark), so walking needs no per-node map.
-  bool Walked(const onnx::NodeProto& node) const;
   static bool IsMark(const onnx::TypeProto* t);
 
   // The inferred type of each value is kept in its index entry

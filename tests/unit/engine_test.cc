@@ -368,6 +368,43 @@ TEST_CASE("ranks are inferred through diamonds: a producer read twice is typed b
   CHECK(report->remaining.empty());
 }
 
+TEST_CASE("a rank is inferred back through a long chain, each node typed once", "[engine]") {
+  // 100,000 nodes between the typed input and the node whose rank a rule
+  // reads: the walk keeps its own stack (not the call stack) and types each
+  // node once; a binary op every 1,000 nodes takes ONNX's inference.
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 2", "out = Identity(self)");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+    g (float[2,3] x) => (float y) {
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(x)
+    })");
+  auto* graph = model.mutable_graph();
+  const int count = 100000;
+  std::vector<onnx::NodeProto> chain;
+  std::string last = "x";
+  for (int k = 0; k < count; ++k) {
+    onnx::NodeProto n;
+    const std::string out = "v" + std::to_string(k);
+    n.set_op_type(k % 1000 == 999 ? "Add" : (k % 2 ? "Neg" : "Relu"));
+    n.add_input(last);
+    if (n.op_type() == "Add") n.add_input("x");
+    n.add_output(out);
+    chain.push_back(std::move(n));
+    last = out;
+  }
+  onnx::NodeProto aten = graph->node(0);
+  aten.set_input(0, last);
+  graph->clear_node();
+  for (auto& n : chain) *graph->add_node() = std::move(n);
+  *graph->add_node() = aten;
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  INFO((report->remaining.empty() ? std::string() : report->remaining[0].reason));
+  CHECK(report->rewritten.size() == 1);
+  // The chain once, and the replacement.
+  CHECK(report->nodes_typed == count + 1);
+}
+
 TEST_CASE("a type the model records holds after its producer was walked for another output", "[engine]") {
   // The oracle keeps a node's walk state in the slot of its first output; a
   // walk that types nothing (no schema for custom.Split2) must not hide the
