@@ -35,6 +35,11 @@ class FlatSlots {
     return i;
   }
 
+  // Asks the CPU to load the slot `hash` starts at, ahead of a probe.
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+  }
+
   bool empty() const { return slots_.empty(); }
   uint64_t operator[](size_t i) const { return slots_[i]; }
   uint64_t& operator[](size_t i) { return slots_[i]; }

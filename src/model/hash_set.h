@@ -28,6 +28,8 @@ class HashSet {
     return true;
   }
 
+  void Prefetch(uint64_t hash) const { slots_.Prefetch(Stored(hash)); }
+
   bool Contains(uint64_t hash) const {
     if (size_ == 0) return false;
     const uint64_t h = Stored(hash);

@@ -67,7 +67,10 @@ class StructureCheck {
       if (!s.ok()) return s;
     }
     for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope, depth);
+    constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
     for (int i = 0; i < g.node_size(); ++i) {
+      if (i + kAhead < g.node_size())
+        for (const auto& out : g.node(i + kAhead).output()) visible_.Prefetch(out);
       const onnx::NodeProto& node = g.node(i);
       for (const auto& in : node.input()) {
         if (in.empty() || Visible(in)) continue;
