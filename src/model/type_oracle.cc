@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -230,6 +231,32 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry
   return true;
 }
 
+// The strict typing of a node whose one output has the type of its one
+// input, without an inference context: what ONNX's CheckInputOutputType
+// would judge of it is whether its schema allows the input's element type.
+// False when the node is not such a node or the type is not allowed: the
+// full inference then types it, or says what is wrong.
+bool TypeOracle::AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  if (!IsDefaultDomain(node.domain()) || node.input_size() != 1 || node.output_size() != 1 || node.input(0).empty() ||
+      node.output(0).empty() || !SameTypeAsInput(node.op_type()) || schema.inputs().empty() || schema.min_input() > 1 ||
+      schema.max_input() < 1)
+    return false;
+  GraphIndex::Entry* input = index_->Find(node.input(0));
+  const onnx::TypeProto* in = Known(input);
+  if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
+  const int elem = in->tensor_type().elem_type();
+  auto found = tensor_data_types_.find(elem);
+  if (found == tensor_data_types_.end()) {
+    // ONNX's name for the type ("tensor(float)"), built once per element type.
+    onnx::TypeProto tensor;
+    tensor.mutable_tensor_type()->set_elem_type(elem);
+    found = tensor_data_types_.emplace(elem, onnx::Utils::DataTypeUtils::ToType(tensor)).first;
+  }
+  if (!schema.inputs()[0].GetTypes().count(found->second)) return false;
+  index_->Slot(node.output(0)).inferred = in;
+  return true;
+}
+
 // If and Loop outputs from the types their bodies declare for their outputs
 // (torch's exporter declares them): no copy of the node, no inference of its
 // bodies, and no need for the types of the outer values they read. A Loop's
@@ -287,6 +314,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
   if (!schema || !schema->has_type_and_shape_inference_function()) return true;
+  if (strict && AllowedSameAsInput(node, *schema)) return true;
 
   // InferenceContextImpl wants mutable TypeProto pointers; it only reads them.
   input_types_.clear();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <google/protobuf/arena.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "model/graph_index.h"
@@ -55,6 +56,7 @@ class TypeOracle {
   // the caller has them (nullptr: looked up).
   bool InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry* input, GraphIndex::Entry* output);
   bool InferFromBodies(const onnx::NodeProto& node);
+  bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
   // One kept copy per distinct type: a model has far fewer types than values.
@@ -75,6 +77,8 @@ class TypeOracle {
   // Scratch for Infer, kept to reuse its buckets.
   std::unordered_map<std::string, onnx::TypeProto*> input_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
+  // ONNX's interned type names ("tensor(float)") by element type.
+  std::unordered_map<int, const std::string*> tensor_data_types_;
   // Values of the Constants of the replacement being typed (not in the index yet).
   std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
   size_t nodes_typed_ = 0;

@@ -405,6 +405,31 @@ TEST_CASE("a rank is inferred back through a long chain, each node typed once", 
   CHECK(report->nodes_typed == count + 1);
 }
 
+TEST_CASE("a one-input replacement its schema does not allow for the input's type is refused", "[engine]") {
+  // Sqrt takes floats only: on int64 the first alternative fails strict
+  // typing and the second (Abs, which takes ints) is used; on float the
+  // first is. The output takes the input's type either way.
+  RuleSet rules = RulesFromText(R"rule(rule { id: "aten-op1" match { aten: "op1" } signature: "aten::op1(Tensor self) -> Tensor"
+    alternative { min_opset: 13 replace: "out = Sqrt(self)" }
+    alternative { min_opset: 13 replace: "out = Abs(self)" } })rule");
+  for (const auto& [dtype, op] : {std::pair<std::string, std::string>{"int64", "Abs"}, {"float", "Sqrt"}}) {
+    auto model = ModelFromText(R"(
+      < ir_version: 8, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g ()" + dtype + R"([2,3] x) => ()" + dtype + R"( y) {
+        y = org.pytorch.aten.ATen<operator = "op1", overload_name = "">(x)
+      })");
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    INFO(dtype);
+    REQUIRE(report->rewritten.size() == 1);
+    CHECK(model.graph().node(0).op_type() == op);
+    if (op == "Abs") {
+      REQUIRE(report->rewritten[0].candidates.size() == 2);
+      CHECK(report->rewritten[0].candidates[0].reason.find("unsupported type: tensor(int64)") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a type the model records holds after its producer was walked for another output", "[engine]") {
   // The oracle keeps a node's walk state in the slot of its first output; a
   // walk that types nothing (no schema for custom.Split2) must not hide the
