@@ -293,7 +293,7 @@ class Evaluator {
   }
 
   bool EvalCall(const ExprNode& n, Value* out) {
-    const ExprFunction* f = FindExprFunction(n.name);  // the parser checked it exists
+    const ExprFunction* f = n.function;  // found by the parser, which checked it exists
     std::vector<Value> args(n.kids.size());
     for (size_t k = 0; k < n.kids.size(); ++k) {
       if (!Eval(*n.kids[k], &args[k])) return false;

@@ -9,6 +9,8 @@
 
 namespace remap {
 
+struct ExprFunction;
+
 struct ExprNode {
   enum class Op {
     kLiteral,
@@ -31,6 +33,7 @@ struct ExprNode {
   size_t offset = 0;  // where the node's own token is: the operator, the name, the '['
   Value literal;
   std::string name;                // kName, kCall
+  const ExprFunction* function = nullptr;  // kCall: what the parser found for `name`
   std::vector<std::string> names;  // kFor: the loop variables (several unpack each item)
   std::vector<CompareOp> compare_ops;
   std::vector<size_t> compare_offsets;

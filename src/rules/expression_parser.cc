@@ -272,6 +272,7 @@ class Parser {
     if (!f) return SetError(name.offset, fmt::format("unknown function '{}'", name.text));
     Node call = Make(Op::kCall, name.offset);
     call->name = name.text;
+    call->function = f;
     Next();  // '('
     while (!IsPunct(")")) {
       Node arg = ParseTernary();
