@@ -59,6 +59,13 @@ bool SameTypeAsInput(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
+// A default-domain node of one named input and one named output of that
+// input's type: what both typing shortcuts below apply to.
+bool IsSameTypeUnary(const onnx::NodeProto& node) {
+  return IsDefaultDomain(node.domain()) && node.input_size() == 1 && node.output_size() == 1 &&
+         !node.input(0).empty() && !node.output(0).empty() && SameTypeAsInput(node.op_type());
+}
+
 // A tensor whose element type and every dim are declared: ONNX's inference
 // of the body could add nothing to it.
 bool FullyDeclared(const onnx::ValueInfoProto& vi) {
@@ -211,23 +218,17 @@ void TypeOracle::Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state) 
     }
     const Frame done = top;
     stack.pop_back();
-    if (!(done.input && InferSameAsInput(*done.node, done.input, done.state))) {
-      std::string ignored;
-      Infer(*done.node, /*strict=*/false, &ignored);
-    } else {
-      ++nodes_typed_;
-    }
+    std::string ignored;
+    Infer(*done.node, /*strict=*/false, &ignored, {done.input, done.state});
     if (done.state->inferred == Walking()) done.state->inferred = WalkedUntyped();
   }
 }
 
-bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry* input, GraphIndex::Entry* output) {
-  if (!IsDefaultDomain(node.domain()) || node.input_size() != 1 || node.output_size() != 1 ||
-      node.output(0).empty() || !SameTypeAsInput(node.op_type()))
-    return false;
-  const onnx::TypeProto* in = Known(input ? input : index_->Find(node.input(0)));
+bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, const Entries& known) {
+  if (!IsSameTypeUnary(node)) return false;
+  const onnx::TypeProto* in = Known(known.input ? known.input : index_->Find(node.input(0)));
   if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  (output ? *output : index_->Slot(node.output(0))).inferred = in;
+  (known.output ? *known.output : index_->Slot(node.output(0))).inferred = in;
   return true;
 }
 
@@ -237,9 +238,7 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry
 // False when the node is not such a node or the type is not allowed: the
 // full inference then types it, or says what is wrong.
 bool TypeOracle::AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
-  if (!IsDefaultDomain(node.domain()) || node.input_size() != 1 || node.output_size() != 1 || node.input(0).empty() ||
-      node.output(0).empty() || !SameTypeAsInput(node.op_type()) || schema.inputs().empty() || schema.min_input() > 1 ||
-      schema.max_input() < 1)
+  if (!IsSameTypeUnary(node) || schema.inputs().empty() || schema.min_input() > 1 || schema.max_input() < 1)
     return false;
   GraphIndex::Entry* input = index_->Find(node.input(0));
   const onnx::TypeProto* in = Known(input);
@@ -306,10 +305,10 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
   return true;
 }
 
-bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why) {
+bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known) {
   ++nodes_typed_;
   // A strict inference judges the node's types, which the shortcuts do not.
-  if (!strict && (InferSameAsInput(node, nullptr, nullptr) || InferFromBodies(node))) return true;
+  if (!strict && (InferSameAsInput(node, known) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());

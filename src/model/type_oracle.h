@@ -51,10 +51,15 @@ class TypeOracle {
   GraphIndex::Entry* StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry);
   // Types `node` and the untyped producers it waits for; `state` is StateOf(node).
   void Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state);
-  bool Infer(const onnx::NodeProto& node, bool strict, std::string* why);
-  // `input`, `output`: the entries of the node's one input and output when
-  // the caller has them (nullptr: looked up).
-  bool InferSameAsInput(const onnx::NodeProto& node, GraphIndex::Entry* input, GraphIndex::Entry* output);
+  // Index entries of a node's one input and its key output, when the caller
+  // has found them already (nullptr: looked up when needed).
+  struct Entries {
+    GraphIndex::Entry* input = nullptr;
+    GraphIndex::Entry* output = nullptr;
+  };
+  bool Infer(const onnx::NodeProto& node, bool strict, std::string* why) { return Infer(node, strict, why, Entries()); }
+  bool Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known);
+  bool InferSameAsInput(const onnx::NodeProto& node, const Entries& known);
   bool InferFromBodies(const onnx::NodeProto& node);
   bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   // Keeps `type` as the type of `value`; returns the kept copy.

@@ -5,9 +5,9 @@
 #include <mutex>
 
 #include <fmt/format.h>
-#include <onnx/defs/schema.h>
 
 #include "core/parallel_for.h"
+#include "model/shape_inference.h"
 #include "saver/atomic_writer.h"
 
 namespace remap {
@@ -119,7 +119,7 @@ BatchResult RunBatch(const BatchPlan& plan, const RuleSet& rules, const BatchOpt
   BatchResult result;
   result.models.resize(plan.models.size());
   // ONNX's schema registry fills itself on first use; do that before threads share it.
-  (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
+  FillSchemaRegistry();
 
   std::mutex report_mutex;
   size_t done = 0;

@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/defs/schema.h>
 
 #include "core/parallel_for.h"
 #include "model/opset_import.h"
+#include "model/shape_inference.h"
 #include "rules/builtin_rules.h"
 #include "rules/rule_parser.h"
 #include "rules/target_check.h"
@@ -301,7 +301,7 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
   // every file), which any use of the rules goes on to need.
   ParallelFor(files.size() + 1, CoreCount(), [&](size_t task) {
     if (task == 0) {
-      (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
+      FillSchemaRegistry();
       return;
     }
     const auto& [batch, f] = files[task - 1];
