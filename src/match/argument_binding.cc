@@ -16,18 +16,17 @@ const BoundArgument* Binding::Find(const std::string& name) const {
   return nullptr;
 }
 
-bool Binding::Lookup(const std::string& name, Value* out, std::string* why) const {
+const Value* Binding::Lookup(const std::string& name, std::string* why) const {
   const BoundArgument* b = Find(name);
   if (!b) {
     *why = fmt::format("'{}' is not bound", name);
-    return false;
+    return nullptr;
   }
   if (!b->not_constant.empty()) {
     *why = fmt::format("argument '{}' is not a constant: {}", name, b->not_constant);
-    return false;
+    return nullptr;
   }
-  *out = b->value;
-  return true;
+  return &b->value;
 }
 
 namespace {

@@ -34,8 +34,9 @@ class Binding {
  public:
   const std::vector<BoundArgument>& args() const { return args_; }
   const BoundArgument* Find(const std::string& name) const;
-  // For expressions: fails for scalars that are not constants.
-  bool Lookup(const std::string& name, Value* out, std::string* why) const;
+  // For expressions (an Expression::Lookup): the bound value, or nullptr for
+  // a name not bound and for scalars that are not constants.
+  const Value* Lookup(const std::string& name, std::string* why) const;
   // Adds the arguments of another binding (a producer pattern's).
   void Extend(const Binding& other) { args_.insert(args_.end(), other.args_.begin(), other.args_.end()); }
 

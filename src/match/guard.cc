@@ -11,7 +11,7 @@ bool EvaluateGuard(const Alternative& alt, const Binding& binding, bool* result,
   }
   Value v;
   ExprError e;
-  auto lookup = [&](const std::string& n, Value* o, std::string* w) { return binding.Lookup(n, o, w); };
+  auto lookup = [&](const std::string& n, std::string* w) { return binding.Lookup(n, w); };
   std::string why;
   if (!alt.when.Evaluate(lookup, &v, &e) || (*result = Truthy(v, &why), !why.empty())) {
     *failure = RuleFailure{why.empty() ? e.message : why, alt.when_source->Locate(e.offset)};

@@ -80,24 +80,20 @@ class Instantiator {
   }
 
   bool Evaluate(Frame* frame, size_t k, Value* out) {
-    auto lookup = [frame](const std::string& n, Value* o, std::string* why) {
+    auto lookup = [frame](const std::string& n, std::string* why) -> const Value* {
       for (auto it = frame->vars.rbegin(); it != frame->vars.rend(); ++it) {
-        if (it->first == n) {
-          *o = it->second;
-          return true;
-        }
+        if (it->first == n) return &it->second;
       }
       auto a = frame->args.find(n);
       if (a == frame->args.end()) {
         *why = fmt::format("'{}' is not bound", n);
-        return false;
+        return nullptr;
       }
       if (!a->second.not_constant.empty()) {
         *why = fmt::format("argument '{}' is not a constant: {}", n, a->second.not_constant);
-        return false;
+        return nullptr;
       }
-      *o = a->second.value;
-      return true;
+      return &a->second.value;
     };
     ExprError e;
     if (!frame->tpl->expressions()[k].Evaluate(lookup, out, &e))

@@ -45,9 +45,12 @@ class Expression {
   const std::vector<std::pair<std::string, size_t>>& names() const { return names_; }
 
   // Resolves a free name to its value, or fails with a message (e.g. "not a
-  // constant"). Evaluate calls it for every free name it reads, and only for
-  // those (the right side of `and`/`or` and untaken `if` branches are not read).
-  using Lookup = std::function<bool(const std::string& name, Value* out, std::string* why)>;
+  // constant"): nullptr and `why` (empty: "'name' is not bound"). Evaluate
+  // calls it once for each free name it reads, and only for those (the right
+  // side of `and`/`or` and untaken `if` branches are not read). The value is
+  // the caller's, read in place: it must live until Evaluate returns, so that
+  // a table of a million items is not copied to be read.
+  using Lookup = std::function<const Value*(const std::string& name, std::string* why)>;
   bool Evaluate(const Lookup& lookup, Value* out, ExprError* error) const;
 
  private:

@@ -158,12 +158,12 @@ class Evaluator {
     }
     auto cached = looked_up_.find(n.name);
     if (cached == looked_up_.end()) {
-      Value v;
       std::string why;
-      if (!lookup_(n.name, &v, &why)) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
-      cached = looked_up_.emplace(n.name, std::move(v)).first;
+      const Value* v = lookup_(n.name, &why);
+      if (!v) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
+      cached = looked_up_.emplace(n.name, v).first;
     }
-    *out = &cached->second;
+    *out = cached->second;
     return true;
   }
 
@@ -361,7 +361,7 @@ class Evaluator {
   // them (Ref) survive the pushes of a nested comprehension.
   std::deque<std::pair<std::string, Value>> locals_;
   // Names from lookup_, which do not change during one evaluation.
-  std::unordered_map<std::string, Value> looked_up_;
+  std::unordered_map<std::string, const Value*> looked_up_;
   size_t steps_ = 0;
 };
 

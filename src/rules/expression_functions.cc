@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -25,14 +26,14 @@ bool Fail(std::string* why, std::string message) {
   return false;
 }
 
-bool Len(const char*, const Args& a, Value* out, std::string* why) {
+bool Len(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind == K::kList) *out = Value::Int(static_cast<int64_t>(a[0].list.size()));
   else if (a[0].kind == K::kString) *out = Value::Int(static_cast<int64_t>(a[0].s.size()));
   else return Fail(why, fmt::format("len() of {}", KindName(a[0].kind)));
   return true;
 }
 
-bool Int(const char*, const Args& a, Value* out, std::string* why) {
+bool Int(const char*, Args& a, Value* out, std::string* why) {
   const Value& v = a[0];
   if (v.is_int()) {
     *out = Value::Int(v.as_int());
@@ -57,7 +58,7 @@ bool Int(const char*, const Args& a, Value* out, std::string* why) {
   return Fail(why, fmt::format("int() of {}", KindName(v.kind)));
 }
 
-bool Float(const char*, const Args& a, Value* out, std::string* why) {
+bool Float(const char*, Args& a, Value* out, std::string* why) {
   const Value& v = a[0];
   if (v.is_number()) {
     *out = Value::Float(v.as_double());
@@ -80,19 +81,19 @@ bool Float(const char*, const Args& a, Value* out, std::string* why) {
   return Fail(why, fmt::format("float() of {}", KindName(v.kind)));
 }
 
-bool Bool(const char*, const Args& a, Value* out, std::string* why) {
+bool Bool(const char*, Args& a, Value* out, std::string* why) {
   bool b = Truthy(a[0], why);
   if (!why->empty()) return false;
   *out = Value::Bool(b);
   return true;
 }
 
-bool Str(const char*, const Args& a, Value* out, std::string*) {
+bool Str(const char*, Args& a, Value* out, std::string*) {
   *out = a[0].kind == K::kString ? Value::String(a[0].s) : Value::String(ToString(a[0]));
   return true;
 }
 
-bool List(const char*, const Args& a, Value* out, std::string* why) {
+bool List(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind == K::kList) {
     *out = Value::List(a[0].list);
   } else if (a[0].kind == K::kString) {
@@ -106,7 +107,7 @@ bool List(const char*, const Args& a, Value* out, std::string* why) {
 }
 
 // The items of min/max/sum/all/any: one list argument, or (min/max) several arguments.
-bool Items(const char* name, const Args& a, bool allow_several, const std::vector<Value>** items, std::string* why) {
+bool Items(const char* name, Args& a, bool allow_several, const std::vector<Value>** items, std::string* why) {
   if (a.size() > 1 && allow_several) {
     *items = &a;
     return true;
@@ -116,7 +117,7 @@ bool Items(const char* name, const Args& a, bool allow_several, const std::vecto
   return true;
 }
 
-bool MinMax(const char* name, const Args& a, Value* out, std::string* why) {
+bool MinMax(const char* name, Args& a, Value* out, std::string* why) {
   const std::vector<Value>* items;
   if (!Items(name, a, true, &items, why)) return false;
   if (items->empty()) return Fail(why, fmt::format("{}() of an empty list", name));
@@ -133,7 +134,7 @@ bool MinMax(const char* name, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Sum(const char* name, const Args& a, Value* out, std::string* why) {
+bool Sum(const char* name, Args& a, Value* out, std::string* why) {
   const std::vector<Value>* items;
   if (!Items(name, a, false, &items, why)) return false;
   Value total = a.size() == 2 ? a[1] : Value::Int(0);
@@ -144,7 +145,7 @@ bool Sum(const char* name, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool AllAny(const char* name, const Args& a, Value* out, std::string* why) {
+bool AllAny(const char* name, Args& a, Value* out, std::string* why) {
   const std::vector<Value>* items;
   if (!Items(name, a, false, &items, why)) return false;
   const bool all = std::string(name) == "all";
@@ -160,7 +161,7 @@ bool AllAny(const char* name, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Abs(const char*, const Args& a, Value* out, std::string* why) {
+bool Abs(const char*, Args& a, Value* out, std::string* why) {
   const Value& v = a[0];
   if (v.is_int()) {
     if (v.as_int() >= 0) *out = Value::Int(v.as_int());
@@ -175,7 +176,7 @@ bool Abs(const char*, const Args& a, Value* out, std::string* why) {
 }
 
 // round(x): Python's round half to even, to an int.
-bool Round(const char*, const Args& a, Value* out, std::string* why) {
+bool Round(const char*, Args& a, Value* out, std::string* why) {
   const Value& v = a[0];
   if (v.is_int()) {
     *out = Value::Int(v.as_int());
@@ -188,9 +189,9 @@ bool Round(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Pow(const char*, const Args& a, Value* out, std::string* why) { return Arithmetic(ArithOp::kPow, a[0], a[1], out, why); }
+bool Pow(const char*, Args& a, Value* out, std::string* why) { return Arithmetic(ArithOp::kPow, a[0], a[1], out, why); }
 
-bool Range(const char*, const Args& a, Value* out, std::string* why) {
+bool Range(const char*, Args& a, Value* out, std::string* why) {
   for (const Value& v : a) {
     if (!v.is_int()) return Fail(why, fmt::format("range() takes ints, got {}", KindName(v.kind)));
   }
@@ -212,11 +213,12 @@ bool Range(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Zip(const char* name, const Args& a, Value* out, std::string* why) {
+bool Zip(const char* name, Args& a, Value* out, std::string* why) {
   size_t n = std::numeric_limits<size_t>::max();
   std::vector<Value> lists(a.size());
   for (size_t k = 0; k < a.size(); ++k) {
-    if (!List(name, {a[k]}, &lists[k], why)) return Fail(why, fmt::format("zip() takes lists, got {}", KindName(a[k].kind)));
+    Args one = {a[k]};
+    if (!List(name, one, &lists[k], why)) return Fail(why, fmt::format("zip() takes lists, got {}", KindName(a[k].kind)));
     n = std::min(n, lists[k].list.size());
   }
   std::vector<Value> rows(n);
@@ -229,7 +231,7 @@ bool Zip(const char* name, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Enumerate(const char*, const Args& a, Value* out, std::string* why) {
+bool Enumerate(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kList) return Fail(why, fmt::format("enumerate() takes a list, got {}", KindName(a[0].kind)));
   std::vector<Value> rows;
   for (size_t k = 0; k < a[0].list.size(); ++k) rows.push_back(Value::List({Value::Int(static_cast<int64_t>(k)), a[0].list[k]}));
@@ -237,7 +239,7 @@ bool Enumerate(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Rank(const char*, const Args& a, Value* out, std::string* why) {
+bool Rank(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("rank() takes a tensor argument, got {}", ToString(a[0])));
   if (a[0].rank < 0) return Fail(why, fmt::format("the rank of '{}' is not known (the model has no shape for it)", a[0].s));
   *out = Value::Int(a[0].rank);
@@ -246,7 +248,7 @@ bool Rank(const char*, const Args& a, Value* out, std::string* why) {
 
 // dims(x): the size of each dim, None where the model does not fix it: static
 // sizes let a rule use the older operators that take sizes as attributes.
-bool Dims(const char*, const Args& a, Value* out, std::string* why) {
+bool Dims(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("dims() takes a tensor argument, got {}", ToString(a[0])));
   if (a[0].rank < 0) return Fail(why, fmt::format("the rank of '{}' is not known (the model has no shape for it)", a[0].s));
   std::vector<Value> dims;
@@ -258,7 +260,7 @@ bool Dims(const char*, const Args& a, Value* out, std::string* why) {
   return true;
 }
 
-bool Dtype(const char*, const Args& a, Value* out, std::string* why) {
+bool Dtype(const char*, Args& a, Value* out, std::string* why) {
   if (a[0].kind != K::kTensor) return Fail(why, fmt::format("dtype() takes a tensor argument, got {}", ToString(a[0])));
   if (a[0].elem_type == 0) return Fail(why, fmt::format("the dtype of '{}' is not known", a[0].s));
   *out = Value::String(ElementTypeName(a[0].elem_type));
@@ -280,7 +282,7 @@ bool CheckTensorItems(const Value& v, int elem_type, std::string* why) {
 
 // tensor(value, dtype): `value` marked to be emitted as a tensor of `dtype`,
 // a name ("float16") or a tensor argument whose element type it takes.
-bool Tensor(const char*, const Args& a, Value* out, std::string* why) {
+bool Tensor(const char*, Args& a, Value* out, std::string* why) {
   const Value& dtype = a[1];
   int elem_type = 0;
   if (dtype.kind == K::kString) {
@@ -294,10 +296,10 @@ bool Tensor(const char*, const Args& a, Value* out, std::string* why) {
   } else {
     return Fail(why, fmt::format("tensor() takes a dtype name or a tensor argument, got {}", ToString(dtype)));
   }
-  const Value& v = a[0];
+  Value& v = a[0];
   if (!v.is_number() && v.kind != K::kList) return Fail(why, fmt::format("tensor() of {}", KindName(v.kind)));
   if (!CheckTensorItems(v, elem_type, why)) return false;
-  *out = v;
+  *out = std::move(v);
   out->tensor_elem_type = elem_type;
   return true;
 }

@@ -16,7 +16,9 @@ struct ExprFunction {
   int max_args;  // -1: any number
   // Computes the result from evaluated arguments, or fails with a message;
   // `name` is this entry's name (shared implementations use it in messages).
-  bool (*call)(const char* name, const std::vector<Value>& args, Value* out, std::string* why);
+  // The arguments are the evaluator's own, and the function may move from
+  // them: tensor() passes a list of a million items on without a copy.
+  bool (*call)(const char* name, std::vector<Value>& args, Value* out, std::string* why);
 };
 
 // A function by the name written in the expression: a built-in or a math

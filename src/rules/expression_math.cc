@@ -21,13 +21,13 @@ bool Fail(std::string* why, std::string message) {
   return false;
 }
 
-std::string Call(const char* name, const Args& args) {
+std::string Call(const char* name, Args& args) {
   std::string s = std::string(name) + "(";
   for (size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + ToString(args[k]);
   return s + ")";
 }
 
-bool Numbers(const char* name, const Args& args, std::string* why) {
+bool Numbers(const char* name, Args& args, std::string* why) {
   for (const Value& a : args) {
     if (!a.is_number()) return Fail(why, fmt::format("{}() takes numbers, got {}", name, KindName(a.kind)));
   }
@@ -37,7 +37,7 @@ bool Numbers(const char* name, const Args& args, std::string* why) {
 bool IsNonPositiveInteger(double x) { return x <= 0 && std::trunc(x) == x; }
 
 // Applies CPython's error rules to a float result.
-bool Checked(const char* name, const Args& args, double r, bool pole_is_domain, Value* out, std::string* why) {
+bool Checked(const char* name, Args& args, double r, bool pole_is_domain, Value* out, std::string* why) {
   bool any_nan = false, all_finite = true;
   for (const Value& a : args) {
     any_nan = any_nan || std::isnan(a.as_double());
@@ -82,13 +82,13 @@ const std::map<std::string, Unary>& UnaryTable() {
   return table;
 }
 
-bool CallUnary(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallUnary(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   const Unary& u = UnaryTable().at(name);
   return Checked(name, args, u.f(args[0].as_double()), u.pole_is_domain, out, why);
 }
 
-bool CallLog(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallLog(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   double x = args[0].as_double();
   if (x <= 0) return Fail(why, "math domain error in " + Call(name, args));
@@ -102,14 +102,14 @@ bool CallLog(const char* name, const Args& args, Value* out, std::string* why) {
   return Checked(name, args, r, true, out, why);
 }
 
-bool CallGamma(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallGamma(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   double x = args[0].as_double();
   if (IsNonPositiveInteger(x) || x == -INFINITY) return Fail(why, "math domain error in " + Call(name, args));
   return Checked(name, args, std::string(name) == "gamma" ? std::tgamma(x) : std::lgamma(x), false, out, why);
 }
 
-bool CallBinary(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallBinary(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   double a = args[0].as_double(), b = args[1].as_double();
   std::string n = name;
@@ -121,7 +121,7 @@ bool CallBinary(const char* name, const Args& args, Value* out, std::string* why
 }
 
 // floor, ceil, trunc: ints, as Python's math.floor.
-bool CallToInt(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallToInt(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   if (args[0].is_int()) {
     *out = Value::Int(args[0].as_int());
@@ -134,7 +134,7 @@ bool CallToInt(const char* name, const Args& args, Value* out, std::string* why)
   return true;
 }
 
-bool CallClassify(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallClassify(const char* name, Args& args, Value* out, std::string* why) {
   if (!Numbers(name, args, why)) return false;
   double x = args[0].as_double();
   std::string n = name;
@@ -142,7 +142,7 @@ bool CallClassify(const char* name, const Args& args, Value* out, std::string* w
   return true;
 }
 
-bool Ints(const char* name, const Args& args, std::string* why) {
+bool Ints(const char* name, Args& args, std::string* why) {
   for (const Value& a : args) {
     if (!a.is_int()) return Fail(why, fmt::format("{}() takes ints, got {}", name, KindName(a.kind)));
     if (a.as_int() < 0) return Fail(why, fmt::format("{}() takes non-negative ints, got {}", name, a.as_int()));
@@ -150,7 +150,7 @@ bool Ints(const char* name, const Args& args, std::string* why) {
   return true;
 }
 
-bool CallFactorial(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallFactorial(const char* name, Args& args, Value* out, std::string* why) {
   if (!Ints(name, args, why)) return false;
   int64_t r = 1;
   for (int64_t k = 2; k <= args[0].as_int(); ++k) {
@@ -160,7 +160,7 @@ bool CallFactorial(const char* name, const Args& args, Value* out, std::string* 
   return true;
 }
 
-bool CallComb(const char* name, const Args& args, Value* out, std::string* why) {
+bool CallComb(const char* name, Args& args, Value* out, std::string* why) {
   if (!Ints(name, args, why)) return false;
   __extension__ typedef __int128 I128;
   int64_t n = args[0].as_int(), k = args[1].as_int();

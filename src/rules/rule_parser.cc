@@ -237,7 +237,7 @@ class RuleCompiler {
         Error(src->Locate(e.offset), e.message);
       } else if (!lit.names().empty()) {
         Error(src->Locate(lit.names()[0].second), "attribute 'equals' must be a literal");
-      } else if (lit.Evaluate([](const std::string&, Value*, std::string*) { return false; }, &v, &e)) {
+      } else if (lit.Evaluate([](const std::string&, std::string*) -> const Value* { return nullptr; }, &v, &e)) {
         nm.attribute_equals.emplace_back(m.attribute(a).name(), v);
       }
     }

@@ -72,8 +72,10 @@ check "--infer-shapes writes the inferred value_info (a larger file)" \
 expect "fuzz: a huge constant N is left with the cap's reason" 1 "emits more than 100000 nodes" -- check "$SRC/tests/fuzz_regressions/model_vander_huge_n.onnx"
 expect "fuzz: a zero kernel size is refused, not handed to ONNX's inference (SIGFPE)" 1 "kernel_shape 0: each must be at least 1" -- check "$SRC/tests/fuzz_regressions/model_max_pool3d_zero_kernel.onnx" --opset 10
 expect "fuzz: combinations with a huge r is left by its guard, not unrolled into gigabytes" 1 "when 'r >= 1 and r <= 32" -- check "$SRC/tests/fuzz_regressions/model_combinations_huge_r.onnx"
+expect "fuzz: affine_grid with an 800x800 size is rewritten from its constant table" 0 ": ok .1 to rewrite" -- check "$SRC/tests/fuzz_regressions/model_affine_grid_800x800_table.onnx"
 # Slow units (their unit tests bound the work; here they run through the CLI, and under ASan in CI).
 expect "fuzz: affine_grid with a wide size is rewritten" 0 ": ok .1 to rewrite" -- check "$SRC/tests/fuzz_regressions/model_affine_grid_quadratic_table.onnx"
+expect "fuzz: roi_align_rotated with a million sample rows is left by its guard" 1 "when 'sampling_ratio > 0 and 0 < output_height \\* sampling_ratio <= 65536" -- check "$SRC/tests/fuzz_regressions/model_roi_align_rotated_huge_grid.onnx"
 expect "fuzz: adaptive_avg_pool1d of 862 fragment calls is rewritten" 0 ": ok .1 to rewrite" -- check "$SRC/tests/fuzz_regressions/model_adaptive_avg_pool1d_many_fragments.onnx" --opset 18
 # --rules takes one path per flag: the model after it stays a positional argument.
 expect "--rules PATH before the model" 0 "1 rewritten, 0 left" -- rewrite --rules "$SRC/rules/aten/asinh.textproto" "$ASINH" -o "$WORK/r.onnx"

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <map>
 
 #include <catch2/catch.hpp>
 
@@ -10,17 +11,21 @@ using remap::Value;
 
 namespace {
 
-bool TestLookup(const std::string& name, Value* out, std::string* why) {
-  if (name == "two") { *out = Value::Int(2); return true; }
-  if (name == "eps") { *out = Value::Float(0.25); return true; }
-  if (name == "none") { *out = Value::None(); return true; }
-  if (name == "t") { *out = Value::Tensor("x"); return true; }
-  if (name == "h") { *out = Value::Tensor("h", 10, 2); return true; }   // float16, rank 2
-  if (name == "d") { *out = Value::Tensor("d", 11, 1); return true; }   // float64
-  if (name == "s") { *out = Value::Tensor("s", 8, 1); return true; }    // string
-  if (name == "xs") { *out = Value::List({Value::Int(3), Value::Int(1), Value::Int(2)}); return true; }
+const Value* TestLookup(const std::string& name, std::string* why) {
+  static const std::map<std::string, Value> values = {
+      {"two", Value::Int(2)},
+      {"eps", Value::Float(0.25)},
+      {"none", Value::None()},
+      {"t", Value::Tensor("x")},
+      {"h", Value::Tensor("h", 10, 2)},  // float16, rank 2
+      {"d", Value::Tensor("d", 11, 1)},  // float64
+      {"s", Value::Tensor("s", 8, 1)},   // string
+      {"xs", Value::List({Value::Int(3), Value::Int(1), Value::Int(2)})},
+  };
+  auto it = values.find(name);
+  if (it != values.end()) return &it->second;
   *why = "argument '" + name + "' is not a constant";
-  return false;
+  return nullptr;
 }
 
 Value Eval(const std::string& text) {
@@ -42,12 +47,12 @@ ExprError EvalError(const std::string& text) {
   Expression x = Expression::Parse(text, &e);
   if (x.empty()) return e;
   Value v;
-  bool ok = x.Evaluate([](const std::string& n, Value* out, std::string* why) {
+  bool ok = x.Evaluate([](const std::string& n, std::string* why) -> const Value* {
     if (n == "two" || n == "eps") {  // these fail here, to test where errors point
       *why = "argument '" + n + "' is not a constant";
-      return false;
+      return nullptr;
     }
-    return TestLookup(n, out, why);
+    return TestLookup(n, why);
   }, &v, &e);
   INFO(text << " gave " << ToString(v));
   REQUIRE_FALSE(ok);
@@ -256,21 +261,21 @@ TEST_CASE("names are read in place: indexing a big list per item copies nothing,
   // 400 x 400: big[r][c] = 400 * r + c. A comprehension that copied `big` for
   // every index (as affine_grid's table lookups once did) would do 160,000
   // copies of 160,000 values.
+  std::vector<Value> rows;
+  for (int r = 0; r < 400; ++r) {
+    std::vector<Value> row;
+    for (int c = 0; c < 400; ++c) row.push_back(Value::Int(400 * r + c));
+    rows.push_back(Value::List(std::move(row)));
+  }
+  const Value big = Value::List(std::move(rows));
   int lookups = 0;
-  auto lookup = [&lookups](const std::string& name, Value* out, std::string* why) {
+  auto lookup = [&](const std::string& name, std::string* why) -> const Value* {
     if (name != "big") {
       *why = "unbound";
-      return false;
+      return nullptr;
     }
     ++lookups;
-    std::vector<Value> rows;
-    for (int r = 0; r < 400; ++r) {
-      std::vector<Value> row;
-      for (int c = 0; c < 400; ++c) row.push_back(Value::Int(400 * r + c));
-      rows.push_back(Value::List(std::move(row)));
-    }
-    *out = Value::List(std::move(rows));
-    return true;
+    return &big;
   };
   auto eval = [&](const std::string& text, Value* v, ExprError* e) {
     Expression x = Expression::Parse(text, e);
