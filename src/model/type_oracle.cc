@@ -243,16 +243,47 @@ bool TypeOracle::AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpS
   GraphIndex::Entry* input = index_->Find(node.input(0));
   const onnx::TypeProto* in = Known(input);
   if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  const int elem = in->tensor_type().elem_type();
-  auto found = tensor_data_types_.find(elem);
+  if (!schema.inputs()[0].GetTypes().count(TensorDataType(in->tensor_type().elem_type()))) return false;
+  index_->Slot(node.output(0)).inferred = in;
+  return true;
+}
+
+onnx::DataType TypeOracle::TensorDataType(int elem_type) {
+  auto found = tensor_data_types_.find(elem_type);
   if (found == tensor_data_types_.end()) {
     // ONNX's name for the type ("tensor(float)"), built once per element type.
     onnx::TypeProto tensor;
-    tensor.mutable_tensor_type()->set_elem_type(elem);
-    found = tensor_data_types_.emplace(elem, onnx::Utils::DataTypeUtils::ToType(tensor)).first;
+    tensor.mutable_tensor_type()->set_elem_type(elem_type);
+    found = tensor_data_types_.emplace(elem_type, onnx::Utils::DataTypeUtils::ToType(tensor)).first;
   }
-  if (!schema.inputs()[0].GetTypes().count(found->second)) return false;
-  index_->Slot(node.output(0)).inferred = in;
+  return found->second;
+}
+
+// What ONNX 1.12's CheckInputOutputType judges of a node before its
+// inference, for inputs that are tensors of known element types: each input
+// up to the schema's count of formal inputs (1.12 checks no further
+// variadic ones) allowed by its formal input, and those of one type
+// parameter alike. Outputs have no type yet then, so it checks none. ONNX's
+// check rebuilds each type's name under a lock; this compares cached ones.
+// False when a type fails or is not a tensor: ONNX's own check then runs,
+// and words the error.
+bool TypeOracle::InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const auto& formals = schema.inputs();
+  const int checked = std::min(node.input_size(), static_cast<int>(formals.size()));
+  bound_params_.clear();
+  for (int k = 0; k < checked; ++k) {
+    if (node.input(k).empty()) continue;  // an omitted optional input: no type to check
+    const auto& formal = formals[static_cast<size_t>(k)];
+    const onnx::TypeProto* t = input_types_.at(node.input(k));
+    if (!t->has_tensor_type() || t->tensor_type().elem_type() == 0) return false;
+    const onnx::DataType type = TensorDataType(t->tensor_type().elem_type());
+    if (!formal.GetTypes().empty() && !formal.GetTypes().count(type)) return false;
+    if (!formal.GetIsHomogeneous()) continue;
+    auto bound = std::find_if(bound_params_.begin(), bound_params_.end(),
+                              [&](const auto& p) { return *p.first == formal.GetTypeStr(); });
+    if (bound == bound_params_.end()) bound_params_.emplace_back(&formal.GetTypeStr(), type);
+    else if (bound->second != type) return false;
+  }
   return true;
 }
 
@@ -305,8 +336,30 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
   return true;
 }
 
+// A Constant of one tensor `value`: its type is the tensor's, as ONNX's
+// inference of every Constant version gives it, and there is nothing to
+// judge (Constant has no inputs). Rules emit one or more per replacement;
+// an inference context for each cost more than the rest of its typing.
+bool TypeOracle::InferConstant(const onnx::NodeProto& node) {
+  if (node.op_type() != "Constant" || !IsDefaultDomain(node.domain()) || node.input_size() != 0 ||
+      node.output_size() != 1 || node.output(0).empty() || node.attribute_size() != 1)
+    return false;
+  const onnx::AttributeProto& a = node.attribute(0);
+  if (a.name() != "value" || !a.has_t() || a.t().data_type() == onnx::TensorProto::UNDEFINED ||
+      !onnx::TensorProto_DataType_IsValid(a.t().data_type()))
+    return false;
+  auto* tensor = constant_type_.mutable_tensor_type();
+  tensor->set_elem_type(a.t().data_type());
+  auto* shape = tensor->mutable_shape();
+  shape->clear_dim();
+  for (int64_t d : a.t().dims()) shape->add_dim()->set_dim_value(d);
+  Note(node.output(0), constant_type_);
+  return true;
+}
+
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known) {
   ++nodes_typed_;
+  if (InferConstant(node)) return true;
   // A strict inference judges the node's types, which the shortcuts do not.
   if (!strict && (InferSameAsInput(node, known) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
@@ -368,7 +421,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   onnx::shape_inference::InferenceContextImpl ctx(target, input_types_, input_data_, {}, nullptr,
                                                   graph_context ? &*graph_context : nullptr);
   try {
-    if (all_typed) schema->CheckInputOutputType(ctx);
+    if (all_typed && !InputTypesAllowed(node, *schema)) schema->CheckInputOutputType(ctx);
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
     if (strict && all_typed) {

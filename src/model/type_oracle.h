@@ -61,7 +61,11 @@ class TypeOracle {
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known);
   bool InferSameAsInput(const onnx::NodeProto& node, const Entries& known);
   bool InferFromBodies(const onnx::NodeProto& node);
+  bool InferConstant(const onnx::NodeProto& node);
   bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+  bool InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+  // ONNX's interned type name of a tensor of `elem_type`.
+  onnx::DataType TensorDataType(int elem_type);
   // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
   // One kept copy per distinct type: a model has far fewer types than values.
@@ -79,11 +83,14 @@ class TypeOracle {
   google::protobuf::Arena types_arena_;
   std::unordered_map<std::string, const onnx::TypeProto*> interned_;
   std::string intern_key_;  // scratch
+  onnx::TypeProto constant_type_;  // scratch of InferConstant
   // Scratch for Infer, kept to reuse its buckets.
   std::unordered_map<std::string, onnx::TypeProto*> input_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
   // ONNX's interned type names ("tensor(float)") by element type.
   std::unordered_map<int, const std::string*> tensor_data_types_;
+  // InputTypesAllowed's scratch: each type parameter's bound type.
+  std::vector<std::pair<const std::string*, onnx::DataType>> bound_params_;
   // Values of the Constants of the replacement being typed (not in the index yet).
   std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
   size_t nodes_typed_ = 0;

@@ -1,3 +1,7 @@
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -426,6 +430,35 @@ TEST_CASE("a one-input replacement its schema does not allow for the input's typ
     if (op == "Abs") {
       REQUIRE(report->rewritten[0].candidates.size() == 2);
       CHECK(report->rewritten[0].candidates[0].reason.find("unsupported type: tensor(int64)") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("an emitted Constant has its tensor's type and dims for the strict typing of its consumers", "[engine]") {
+  // Add(self, c) with c an int64[2, 3] Constant: ONNX's inference of the Add
+  // accepts int64[3] (it broadcasts), refuses float[3] (B, the Constant, is
+  // not of the type A binds) and int64[4] (3 against 4): each needs c's
+  // element type and dims.
+  RuleSet rules = RulesFromText(R"rule(rule { id: "aten-op1" match { aten: "op1" } signature: "aten::op1(Tensor self) -> Tensor"
+    alternative { min_opset: 13 replace: "c = Constant<value = int64[2, 3] {1, 2, 3, 4, 5, 6}>()\nout = Add(self, c)" } })rule");
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"int64[3]", "", "int64"}, {"float[3]", "B has inconsistent type tensor(int64)", "float"},
+      {"int64[4]", "Incompatible dimensions", "int64"}};
+  for (const auto& [input, refusal, elem] : cases) {
+    auto model = ModelFromText(R"(
+      < ir_version: 8, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
+      g ()" + input + R"( x) => ()" + elem + R"( y) {
+        y = org.pytorch.aten.ATen<operator = "op1", overload_name = "">(x)
+      })");
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    INFO(input);
+    if (refusal.empty()) {
+      CHECK(report->rewritten.size() == 1);
+    } else {
+      REQUIRE(report->remaining.size() == 1);
+      INFO(report->remaining[0].reason);
+      CHECK(report->remaining[0].reason.find(refusal) != std::string::npos);
     }
   }
 }
