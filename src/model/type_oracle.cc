@@ -95,6 +95,15 @@ void KeepCommonShape(const onnx::TypeProto_Tensor& other, onnx::TypeProto_Tensor
   }
 }
 
+// The tensor of a default-domain Constant's `value` attribute, or nullptr.
+const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
+  if (node.op_type() != "Constant" || !IsDefaultDomain(node.domain())) return nullptr;
+  for (const auto& a : node.attribute()) {
+    if (a.name() == "value" && a.has_t()) return &a.t();
+  }
+  return nullptr;
+}
+
 const onnx::GraphProto* GraphAttribute(const onnx::NodeProto& node, const char* name) {
   for (const auto& a : node.attribute()) {
     if (a.name() == name && a.has_g()) return &a.g();
@@ -272,9 +281,9 @@ bool TypeOracle::InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSc
   const int checked = std::min(node.input_size(), static_cast<int>(formals.size()));
   bound_params_.clear();
   for (int k = 0; k < checked; ++k) {
-    if (node.input(k).empty()) continue;  // an omitted optional input: no type to check
+    const onnx::TypeProto* t = ordered_input_types_[static_cast<size_t>(k)];
+    if (!t) continue;  // an omitted optional input: no type to check
     const auto& formal = formals[static_cast<size_t>(k)];
-    const onnx::TypeProto* t = input_types_.at(node.input(k));
     if (!t->has_tensor_type() || t->tensor_type().elem_type() == 0) return false;
     const onnx::DataType type = TensorDataType(t->tensor_type().elem_type());
     if (!formal.GetTypes().empty() && !formal.GetTypes().count(type)) return false;
@@ -341,18 +350,16 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
 // judge (Constant has no inputs). Rules emit one or more per replacement;
 // an inference context for each cost more than the rest of its typing.
 bool TypeOracle::InferConstant(const onnx::NodeProto& node) {
-  if (node.op_type() != "Constant" || !IsDefaultDomain(node.domain()) || node.input_size() != 0 ||
-      node.output_size() != 1 || node.output(0).empty() || node.attribute_size() != 1)
-    return false;
-  const onnx::AttributeProto& a = node.attribute(0);
-  if (a.name() != "value" || !a.has_t() || a.t().data_type() == onnx::TensorProto::UNDEFINED ||
-      !onnx::TensorProto_DataType_IsValid(a.t().data_type()))
+  const onnx::TensorProto* value = ConstantValue(node);
+  if (!value || node.input_size() != 0 || node.output_size() != 1 || node.output(0).empty() ||
+      node.attribute_size() != 1 || value->data_type() == onnx::TensorProto::UNDEFINED ||
+      !onnx::TensorProto_DataType_IsValid(value->data_type()))
     return false;
   auto* tensor = constant_type_.mutable_tensor_type();
-  tensor->set_elem_type(a.t().data_type());
+  tensor->set_elem_type(value->data_type());
   auto* shape = tensor->mutable_shape();
   shape->clear_dim();
-  for (int64_t d : a.t().dims()) shape->add_dim()->set_dim_value(d);
+  for (int64_t d : value->dims()) shape->add_dim()->set_dim_value(d);
   Note(node.output(0), constant_type_);
   return true;
 }
@@ -372,26 +379,26 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   input_types_.clear();
   input_data_.clear();
   bool all_typed = true;
-  auto note_input = [&](const std::string& in) {
+  auto note_input = [&](const std::string& in) -> const onnx::TypeProto* {
     GraphIndex::Entry* e = index_->Find(in);
     const onnx::TypeProto* t = Known(e);
     if (!t) {
       all_typed = false;
-      return;
+      return nullptr;
     }
     input_types_[in] = const_cast<onnx::TypeProto*>(t);
     auto emitted = emitted_data_.find(in);
     if (emitted != emitted_data_.end()) input_data_[in] = emitted->second;
     Producer p = e->producer();
     if (p.kind == Producer::Kind::kInitializer && p.initializer) input_data_[in] = p.initializer;
-    if (p.kind == Producer::Kind::kNode && p.node && p.node->op_type() == "Constant" && IsDefaultDomain(p.node->domain())) {
-      for (const auto& a : p.node->attribute()) {
-        if (a.name() == "value" && a.has_t()) input_data_[in] = &a.t();
-      }
+    if (p.kind == Producer::Kind::kNode && p.node) {
+      if (const onnx::TensorProto* value = ConstantValue(*p.node)) input_data_[in] = value;
     }
+    return t;
   };
-  for (const auto& in : node.input()) {
-    if (!in.empty()) note_input(in);
+  ordered_input_types_.assign(static_cast<size_t>(node.input_size()), nullptr);
+  for (int k = 0; k < node.input_size(); ++k) {
+    if (!node.input(k).empty()) ordered_input_types_[static_cast<size_t>(k)] = note_input(node.input(k));
   }
   std::string unsafe;
   if (!SafeForShapeInference(node, &unsafe)) {
@@ -437,16 +444,17 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   return true;
 }
 
+void TypeOracle::NoteEmittedValue(const onnx::NodeProto& node) {
+  const onnx::TensorProto* value = ConstantValue(node);
+  if (value && node.output_size() == 1) emitted_data_[node.output(0)] = value;
+}
+
 void TypeOracle::TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes, size_t from) {
   for (size_t k = from; k < nodes.size(); ++k) {
     const onnx::NodeProto& n = nodes[k];
     std::string ignored;
     Infer(n, /*strict=*/false, &ignored);
-    if (n.op_type() == "Constant" && IsDefaultDomain(n.domain()) && n.output_size() == 1) {
-      for (const auto& a : n.attribute()) {
-        if (a.name() == "value" && a.has_t()) emitted_data_[n.output(0)] = &a.t();
-      }
-    }
+    NoteEmittedValue(n);
   }
 }
 
@@ -462,11 +470,7 @@ bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std:
       ok = false;
       break;
     }
-    if (n.op_type() == "Constant" && IsDefaultDomain(n.domain()) && n.output_size() == 1) {
-      for (const auto& a : n.attribute()) {
-        if (a.name() == "value" && a.has_t()) emitted_data_[n.output(0)] = &a.t();
-      }
-    }
+    NoteEmittedValue(n);
   }
   emitted_data_.clear();
   if (!ok) {

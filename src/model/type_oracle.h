@@ -62,6 +62,8 @@ class TypeOracle {
   bool InferSameAsInput(const onnx::NodeProto& node, const Entries& known);
   bool InferFromBodies(const onnx::NodeProto& node);
   bool InferConstant(const onnx::NodeProto& node);
+  // Keeps an emitted Constant's value for the inference of the nodes after it.
+  void NoteEmittedValue(const onnx::NodeProto& node);
   bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   bool InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   // ONNX's interned type name of a tensor of `elem_type`.
@@ -87,6 +89,8 @@ class TypeOracle {
   // Scratch for Infer, kept to reuse its buckets.
   std::unordered_map<std::string, onnx::TypeProto*> input_types_;
   std::unordered_map<std::string, const onnx::TensorProto*> input_data_;
+  // The same types by input position (nullptr: omitted), for InputTypesAllowed.
+  std::vector<const onnx::TypeProto*> ordered_input_types_;
   // ONNX's interned type names ("tensor(float)") by element type.
   std::unordered_map<int, const std::string*> tensor_data_types_;
   // InputTypesAllowed's scratch: each type parameter's bound type.
