@@ -142,6 +142,8 @@ class TreeRewriter {
         index_->RemoveUse(in);
         work.push_back(index_->KeyOf(in));
       }
+      // Freed now, as Release frees the dead it finds; RemoveDeadIn relies on it.
+      FreeNodeContent(const_cast<onnx::NodeProto*>(p));
     }
     Release(&work);
     DropRemovedFromRemaining();
@@ -177,7 +179,7 @@ class TreeRewriter {
         if (!out.empty()) index_->ForgetProducer(out);
       }
       // The index holds nodes as const; the model they belong to is ours to edit.
-      onnx::NodeProto().Swap(const_cast<onnx::NodeProto*>(p.node));
+      FreeNodeContent(const_cast<onnx::NodeProto*>(p.node));
     }
   }
   // The unmapped argument producers that were removed are no longer left.
@@ -198,7 +200,10 @@ class TreeRewriter {
   }
   void RemoveDeadIn(NodeList* nodes) {
     if (dead_nodes_.empty() && dead_initializers_.empty()) return;
-    RemoveElements(nodes, dead_nodes_);
+    // Every dead node was emptied when it died: only an empty node needs the
+    // set's confirmation (a model may hold nodes without op_type of its own).
+    if (!dead_nodes_.empty())
+      RemoveElementsIf(nodes, [this](const onnx::NodeProto& n) { return n.op_type().empty() && dead_nodes_.count(&n); });
     for (auto& node : *nodes) {
       ForEachSubgraph(node, [this](onnx::GraphProto& g) {
         RemoveDeadIn(g.mutable_node());
@@ -249,8 +254,10 @@ std::unordered_map<std::string, int> OracleOpsets(const std::map<std::string, in
 }
 
 void CollectDomains(const NodeList& nodes, std::set<std::string>* out) {
+  const std::string* last = nullptr;  // neighbours mostly share a domain: one set insert per run
   for (const auto& n : nodes) {
-    out->insert(n.domain());
+    if (!last || n.domain() != *last) out->insert(n.domain());
+    last = &n.domain();
     ForEachSubgraph(n, [out](const onnx::GraphProto& g) { CollectDomains(g.node(), out); });
   }
 }

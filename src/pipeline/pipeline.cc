@@ -56,11 +56,11 @@ std::string ModelDir(const ModelSource& source) {
 
 // Writing the model to one of its own external data files would destroy the
 // data it refers to (the input's, when written next to it).
-Status OutputIsDataFile(const onnx::ModelProto& model, const std::string& in_dir, const std::string& out_dir,
+Status OutputIsDataFile(const std::vector<std::string>& data_files, const std::string& in_dir, const std::string& out_dir,
                         const std::string& output) {
   const fs::path out = fs::absolute(output).lexically_normal();
   std::error_code ec;
-  for (const std::string& rel : ExternalDataFiles(model)) {
+  for (const std::string& rel : data_files) {
     for (const std::string& dir : {in_dir, out_dir}) {
       const fs::path data = (fs::path(dir) / rel).lexically_normal();
       if (data == out || fs::equivalent(data, out, ec))
@@ -72,10 +72,10 @@ Status OutputIsDataFile(const onnx::ModelProto& model, const std::string& in_dir
 }
 
 // The file the weights go to must be a plain relative name, and none of the
-// files the model refers to (the input's data is never written), nor the
-// output itself.
-Status CheckDataFileName(const onnx::ModelProto& model, const std::string& in_dir, const std::string& out_dir,
-                         const std::string& output, const std::string& name) {
+// files the model refers to (`data_files`: the input's data is never
+// written), nor the output itself.
+Status CheckDataFileName(const std::vector<std::string>& data_files, const std::string& in_dir,
+                         const std::string& out_dir, const std::string& output, const std::string& name) {
   if (!ValidDataFileName(name))
     return Status(ErrorCode::kUsage,
                   fmt::format("--external-data-file '{}': expected a relative path without '..'", name));
@@ -83,7 +83,7 @@ Status CheckDataFileName(const onnx::ModelProto& model, const std::string& in_di
   std::error_code ec;
   if (data == fs::absolute(output).lexically_normal() || fs::equivalent(data, output, ec))
     return Status(ErrorCode::kUsage, fmt::format("--external-data-file '{}' is the output model itself", name));
-  for (const std::string& rel : ExternalDataFiles(model)) {
+  for (const std::string& rel : data_files) {
     for (const std::string& dir : {in_dir, out_dir}) {
       const fs::path used = (fs::path(dir) / rel).lexically_normal();
       if (used == data || fs::equivalent(used, data, ec))
@@ -119,12 +119,15 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   std::vector<SplicedInitializer> spliced;
   if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
   const std::string out_dir = fs::absolute(output).parent_path().string();
-  Status clash = OutputIsDataFile(*model, in_dir, out_dir, output);
+  // One walk over the model's tensors finds its data files for every check and the copy below.
+  std::vector<std::string> data_files = ExternalDataFiles(*model);
+  Status clash = OutputIsDataFile(data_files, in_dir, out_dir, output);
   if (!clash.ok()) return fail(PipelineStage::kCopyData, clash);
   if (options.weights == WeightStorage::kEmbedded) {
     Status embedded = EmbedExternalData(model, in_dir, kProtobufLimit);
     if (!embedded.ok())
       return fail(PipelineStage::kCopyData, Status(embedded.code(), fmt::format("{}: {}", output, embedded.message())));
+    data_files.clear();  // every tensor is in the model now
   }
   // Before the data file is chosen: the model's own files must not be taken for it.
   uint64_t spliced_size = 0;
@@ -143,11 +146,11 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   std::string data_name;
   if (externalize) {
     data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
-    Status name = CheckDataFileName(*model, in_dir, out_dir, output, data_name);
+    Status name = CheckDataFileName(data_files, in_dir, out_dir, output, data_name);
     if (!name.ok()) return fail(PipelineStage::kCopyData, name);
   }
   std::vector<std::string> created;
-  Status copied = CopyExternalData(*model, in_dir, out_dir, &created, options.data_files);
+  Status copied = CopyExternalDataFiles(data_files, in_dir, out_dir, &created, options.data_files);
   if (!copied.ok()) {
     RemoveCreated(created);
     return fail(PipelineStage::kCopyData,

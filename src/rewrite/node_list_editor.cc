@@ -7,7 +7,7 @@ namespace remap {
 
 void NodeListEditor::Replace(int index, std::vector<onnx::NodeProto> nodes) {
   replacements_.emplace_back(index, std::move(nodes));
-  onnx::NodeProto().Swap(nodes_->Mutable(index));  // the temporary takes the old content and frees it
+  FreeNodeContent(nodes_->Mutable(index));
 }
 
 void NodeListEditor::Commit(std::vector<const onnx::NodeProto*>* added) {

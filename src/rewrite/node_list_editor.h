@@ -31,16 +31,26 @@ class NodeListEditor {
   std::vector<std::pair<int, std::vector<onnx::NodeProto>>> replacements_;
 };
 
-// Drops the elements whose address is in `remove`, keeping the others' order.
-template <typename T>
-void RemoveElements(google::protobuf::RepeatedPtrField<T>* field, const std::unordered_set<const T*>& remove) {
+// Drops the elements for which `remove(element)` is true, keeping the others' order.
+template <typename T, typename Predicate>
+void RemoveElementsIf(google::protobuf::RepeatedPtrField<T>* field, Predicate remove) {
   int write = 0;
   for (int read = 0; read < field->size(); ++read) {
-    if (remove.count(&field->Get(read))) continue;
+    if (remove(field->Get(read))) continue;
     if (write != read) field->SwapElements(write, read);
     ++write;
   }
   field->DeleteSubrange(write, field->size() - write);
 }
+
+// Drops the elements whose address is in `remove`, keeping the others' order.
+template <typename T>
+void RemoveElements(google::protobuf::RepeatedPtrField<T>* field, const std::unordered_set<const T*>& remove) {
+  if (remove.empty()) return;
+  RemoveElementsIf(field, [&remove](const T& element) { return remove.count(&element) > 0; });
+}
+
+// Empties `node` and frees what it held (a node that dies in a rewrite).
+inline void FreeNodeContent(onnx::NodeProto* node) { onnx::NodeProto().Swap(node); }
 
 }  // namespace remap

@@ -164,6 +164,11 @@ class Instantiator {
   bool ResolveName(const std::string& name, Frame* frame, std::string* text, std::vector<std::string>* direct,
                    bool* is_direct) {
     *is_direct = false;
+    // Most names are plain: SplitName's parts (and their allocations) only for "__x".
+    if (name.find("__x") == std::string::npos) {
+      *text = name;
+      return true;
+    }
     std::vector<NamePart> parts = SplitName(name);
     if (parts.size() == 1 && !parts[0].is_expression) {
       *text = name;

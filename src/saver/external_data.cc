@@ -53,7 +53,11 @@ std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
 
 Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
                         std::vector<std::string>* created, DataFileMode mode) {
-  std::vector<std::string> files = ExternalDataFiles(model);
+  return CopyExternalDataFiles(ExternalDataFiles(model), source_dir, target_dir, created, mode);
+}
+
+Status CopyExternalDataFiles(const std::vector<std::string>& files, const std::string& source_dir,
+                             const std::string& target_dir, std::vector<std::string>* created, DataFileMode mode) {
   if (files.empty()) return Status::Ok();
   std::error_code ec;
   if (fs::equivalent(source_dir, target_dir, ec)) return Status::Ok();

@@ -136,6 +136,24 @@ TEST_CASE("list and constant producers that fed only rewritten nodes are removed
     CHECK(OpNames(model.graph().node()) == std::vector<std::string>{"Identity", "Constant", "Trilu"});
     CHECK(model.graph().node(1).attribute(0).t().int64_data(0) == -1);
   }
+  SECTION("dead producers go, and a node of the model's own without op_type stays") {
+    // Dead nodes are emptied when they die; an empty node the model brought is no dead one.
+    auto model = ModelFromText(R"(
+      < ir_version: 7, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+      g (float[3,3] x) => (float[3,3] y, float[3,3] z) {
+        n = Constant<value = int64 {-1}>()
+        y = org.pytorch.aten.ATen<operator = "tril", overload_name = "">(x, n)
+        z = Relu(x)
+      })");
+    onnx::NodeProto* bare = model.mutable_graph()->add_node();
+    bare->add_input("x");
+    bare->add_output("w");
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    CHECK(report->rewritten.size() == 1);
+    REQUIRE(OpNames(model.graph().node()) == std::vector<std::string>{"Constant", "Trilu", "Relu", ""});
+    CHECK(model.graph().node(3).output(0) == "w");
+  }
   SECTION("a producer something else still uses stays, and so do its inputs") {
     auto model = ModelFromText(R"(
       < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1] >
