@@ -257,6 +257,46 @@ bool TypeOracle::AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpS
   return true;
 }
 
+// Operators whose ONNX 1.12 inference, at these schema versions, gives the
+// one output exactly the type and shape of input 0 once the input types are
+// allowed, and judges nothing else but, for Trilu, a known rank below 2.
+// Checked against onnx.shape_inference.infer_shapes(strict_mode=True).
+struct FirstInputOp {
+  std::string_view op_type;
+  int since_version;
+  int min_rank;
+};
+constexpr FirstInputOp kFirstInputOps[] = {{"CumSum", 11, 0}, {"CumSum", 14, 0}, {"Trilu", 14, 2}};
+
+// Types (and, strict or not, judges) such a node without an inference
+// context: rules emit Trilu and CumSum often, and a context costs more than
+// the rest of their typing. False, leaving the full inference to type the
+// node or word its error, when any input is untyped, a type is not allowed,
+// or the rank is too low.
+bool TypeOracle::InferFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const FirstInputOp* op = nullptr;
+  for (const FirstInputOp& candidate : kFirstInputOps) {
+    if (candidate.op_type == node.op_type() && candidate.since_version == schema.since_version()) op = &candidate;
+  }
+  if (!op || !IsDefaultDomain(node.domain()) || node.output_size() != 1 || node.output(0).empty() ||
+      node.input_size() < std::max(1, schema.min_input()) || node.input_size() > schema.max_input() ||
+      node.input(0).empty())
+    return false;
+  ordered_input_types_.assign(static_cast<size_t>(node.input_size()), nullptr);
+  for (int k = 0; k < node.input_size(); ++k) {
+    if (node.input(k).empty()) continue;
+    const onnx::TypeProto* t = Known(node.input(k));
+    if (!t) return false;
+    ordered_input_types_[static_cast<size_t>(k)] = t;
+  }
+  if (!InputTypesAllowed(node, schema)) return false;
+  const onnx::TypeProto* in = ordered_input_types_[0];
+  if (!in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
+  if (in->tensor_type().has_shape() && in->tensor_type().shape().dim_size() < op->min_rank) return false;
+  index_->Slot(node.output(0)).inferred = in;
+  return true;
+}
+
 onnx::DataType TypeOracle::TensorDataType(int elem_type) {
   auto found = tensor_data_types_.find(elem_type);
   if (found == tensor_data_types_.end()) {
@@ -374,6 +414,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
   if (!schema || !schema->has_type_and_shape_inference_function()) return true;
   if (strict && AllowedSameAsInput(node, *schema)) return true;
+  if (InferFromFirstInput(node, *schema)) return true;
 
   // InferenceContextImpl wants mutable TypeProto pointers; it only reads them.
   input_types_.clear();

@@ -65,6 +65,7 @@ class TypeOracle {
   // Keeps an emitted Constant's value for the inference of the nodes after it.
   void NoteEmittedValue(const onnx::NodeProto& node);
   bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+  bool InferFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   bool InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   // ONNX's interned type name of a tensor of `elem_type`.
   onnx::DataType TensorDataType(int elem_type);

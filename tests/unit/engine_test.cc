@@ -463,6 +463,49 @@ TEST_CASE("an emitted Constant has its tensor's type and dims for the strict typ
   }
 }
 
+TEST_CASE("Trilu and CumSum take their first input's type, judged as ONNX 1.12 judges them", "[engine]") {
+  // The oracle types these without an inference context; what it accepts and
+  // refuses must be what ONNX's inference does (onnx.shape_inference,
+  // strict): the input types the schema allows, Trilu's rank of at least 2,
+  // and the output's type and shape, which the Add after it checks.
+  RuleSet rules = RulesFromText(R"rule(
+    rule { id: "aten-op1" match { aten: "op1" } signature: "aten::op1(Tensor self) -> Tensor"
+      alternative { min_opset: 14 replace: "k = Constant<value = int64 {1}>()\nt = Trilu<upper = 1>(self, k)\nc = Constant<value = int64[2, 3] {1, 2, 3, 4, 5, 6}>()\nout = Add(t, c)" } }
+    rule { id: "aten-op2" match { aten: "op2" } signature: "aten::op2(Tensor self) -> Tensor"
+      alternative { min_opset: 14 replace: "a = Constant<value = float {0}>()\nout = CumSum(self, a)" }
+      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\ns = CumSum(self, a)\nc = Constant<value = int64[4] {1, 2, 3, 4}>()\nout = Add(s, c)" } })rule");
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"op1", "int64[2,3]", ""},
+      {"op1", "int64[3]", "Input rank must be >= 2"},
+      {"op1", "int64[3,3]", "Incompatible dimensions"},
+      {"op1", "float[2,3]", "inconsistent type"},
+      {"op2", "int64[4]", ""},
+      {"op2", "int64[3]", "Incompatible dimensions"}};
+  for (const auto& [op, input, refusal] : cases) {
+    auto model = ModelFromText(R"(
+      < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+      g ()" + input + R"( x) => (int64 y) {
+        y = org.pytorch.aten.ATen<operator = ")" + op + R"(", overload_name = "">(x)
+      })");
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    INFO(op << " on " << input);
+    if (refusal.empty()) {
+      REQUIRE(report->rewritten.size() == 1);
+      if (op == "op2") {
+        // The first alternative's float axis is refused by CumSum's schema.
+        REQUIRE(report->rewritten[0].candidates.size() == 2);
+        CHECK(report->rewritten[0].candidates[0].reason.find("axis typestr: T2, has unsupported type: tensor(float)") !=
+              std::string::npos);
+      }
+    } else {
+      REQUIRE(report->remaining.size() == 1);
+      INFO(report->remaining[0].reason);
+      CHECK(report->remaining[0].reason.find(refusal) != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a type the model records holds after its producer was walked for another output", "[engine]") {
   // The oracle keeps a node's walk state in the slot of its first output; a
   // walk that types nothing (no schema for custom.Split2) must not hide the
