@@ -272,15 +272,17 @@ constexpr FirstInputOp kFirstInputOps[] = {{"CumSum", 11, 0}, {"CumSum", 14, 0},
 // context: rules emit Trilu and CumSum often, and a context costs more than
 // the rest of their typing. False, leaving the full inference to type the
 // node or word its error, when any input is untyped, a type is not allowed,
-// or the rank is too low.
+// the rank is too low, or an attribute is one the full inference refuses
+// (SafeForShapeInference).
 bool TypeOracle::InferFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
   const FirstInputOp* op = nullptr;
   for (const FirstInputOp& candidate : kFirstInputOps) {
     if (candidate.op_type == node.op_type() && candidate.since_version == schema.since_version()) op = &candidate;
   }
+  std::string unsafe;  // the full inference refuses such a node, in its words
   if (!op || !IsDefaultDomain(node.domain()) || node.output_size() != 1 || node.output(0).empty() ||
       node.input_size() < std::max(1, schema.min_input()) || node.input_size() > schema.max_input() ||
-      node.input(0).empty())
+      node.input(0).empty() || !SafeForShapeInference(node, &unsafe))
     return false;
   ordered_input_types_.assign(static_cast<size_t>(node.input_size()), nullptr);
   for (int k = 0; k < node.input_size(); ++k) {

@@ -473,14 +473,18 @@ TEST_CASE("Trilu and CumSum take their first input's type, judged as ONNX 1.12 j
       alternative { min_opset: 14 replace: "k = Constant<value = int64 {1}>()\nt = Trilu<upper = 1>(self, k)\nc = Constant<value = int64[2, 3] {1, 2, 3, 4, 5, 6}>()\nout = Add(t, c)" } }
     rule { id: "aten-op2" match { aten: "op2" } signature: "aten::op2(Tensor self) -> Tensor"
       alternative { min_opset: 14 replace: "a = Constant<value = float {0}>()\nout = CumSum(self, a)" }
-      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\ns = CumSum(self, a)\nc = Constant<value = int64[4] {1, 2, 3, 4}>()\nout = Add(s, c)" } })rule");
+      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\ns = CumSum(self, a)\nc = Constant<value = int64[4] {1, 2, 3, 4}>()\nout = Add(s, c)" } }
+    rule { id: "aten-op3" match { aten: "op3" } signature: "aten::op3(Tensor self) -> Tensor"
+      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\nout = CumSum<strides = [0]>(self, a)" } })rule");
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {"op1", "int64[2,3]", ""},
       {"op1", "int64[3]", "Input rank must be >= 2"},
       {"op1", "int64[3,3]", "Incompatible dimensions"},
       {"op1", "float[2,3]", "inconsistent type"},
       {"op2", "int64[4]", ""},
-      {"op2", "int64[3]", "Incompatible dimensions"}};
+      {"op2", "int64[3]", "Incompatible dimensions"},
+      // What the full inference refuses before it runs (SafeForShapeInference), the shortcut does too.
+      {"op3", "int64[4]", "strides 0"}};
   for (const auto& [op, input, refusal] : cases) {
     auto model = ModelFromText(R"(
       < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
