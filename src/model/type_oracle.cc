@@ -241,26 +241,11 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, const Entries& kn
   return true;
 }
 
-// The strict typing of a node whose one output has the type of its one
-// input, without an inference context: what ONNX's CheckInputOutputType
-// would judge of it is whether its schema allows the input's element type.
-// False when the node is not such a node or the type is not allowed: the
-// full inference then types it, or says what is wrong.
-bool TypeOracle::AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
-  if (!IsSameTypeUnary(node) || schema.inputs().empty() || schema.min_input() > 1 || schema.max_input() < 1)
-    return false;
-  GraphIndex::Entry* input = index_->Find(node.input(0));
-  const onnx::TypeProto* in = Known(input);
-  if (!in || !in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  if (!schema.inputs()[0].GetTypes().count(TensorDataType(in->tensor_type().elem_type()))) return false;
-  index_->Slot(node.output(0)).inferred = in;
-  return true;
-}
-
 // Operators whose ONNX 1.12 inference, at these schema versions, gives the
 // one output exactly the type and shape of input 0 once the input types are
 // allowed, and judges nothing else but, for Trilu, a known rank below 2.
-// Checked against onnx.shape_inference.infer_shapes(strict_mode=True).
+// Checked against onnx.shape_inference.infer_shapes(strict_mode=True). The
+// same-type unary ops (SameTypeAsInput) are such operators at every version.
 struct FirstInputOp {
   std::string_view op_type;
   int since_version;
@@ -268,19 +253,26 @@ struct FirstInputOp {
 };
 constexpr FirstInputOp kFirstInputOps[] = {{"CumSum", 11, 0}, {"CumSum", 14, 0}, {"Trilu", 14, 2}};
 
+// The lowest rank ONNX's inference of `node` accepts when it is such an
+// operator (0: any), or -1 when it is not.
+int FirstInputMinRank(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  if (IsSameTypeUnary(node)) return 0;
+  for (const FirstInputOp& op : kFirstInputOps) {
+    if (op.op_type == node.op_type() && op.since_version == schema.since_version()) return op.min_rank;
+  }
+  return -1;
+}
+
 // Types (and, strict or not, judges) such a node without an inference
-// context: rules emit Trilu and CumSum often, and a context costs more than
+// context: rules emit these operators often, and a context costs more than
 // the rest of their typing. False, leaving the full inference to type the
 // node or word its error, when any input is untyped, a type is not allowed,
 // the rank is too low, or an attribute is one the full inference refuses
 // (SafeForShapeInference).
 bool TypeOracle::InferFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
-  const FirstInputOp* op = nullptr;
-  for (const FirstInputOp& candidate : kFirstInputOps) {
-    if (candidate.op_type == node.op_type() && candidate.since_version == schema.since_version()) op = &candidate;
-  }
+  const int min_rank = FirstInputMinRank(node, schema);
   std::string unsafe;  // the full inference refuses such a node, in its words
-  if (!op || !IsDefaultDomain(node.domain()) || node.output_size() != 1 || node.output(0).empty() ||
+  if (min_rank < 0 || !IsDefaultDomain(node.domain()) || node.output_size() != 1 || node.output(0).empty() ||
       node.input_size() < std::max(1, schema.min_input()) || node.input_size() > schema.max_input() ||
       node.input(0).empty() || !SafeForShapeInference(node, &unsafe))
     return false;
@@ -294,7 +286,7 @@ bool TypeOracle::InferFromFirstInput(const onnx::NodeProto& node, const onnx::Op
   if (!InputTypesAllowed(node, schema)) return false;
   const onnx::TypeProto* in = ordered_input_types_[0];
   if (!in->has_tensor_type() || in->tensor_type().elem_type() == 0) return false;
-  if (in->tensor_type().has_shape() && in->tensor_type().shape().dim_size() < op->min_rank) return false;
+  if (in->tensor_type().has_shape() && in->tensor_type().shape().dim_size() < min_rank) return false;
   index_->Slot(node.output(0)).inferred = in;
   return true;
 }
@@ -409,13 +401,12 @@ bool TypeOracle::InferConstant(const onnx::NodeProto& node) {
 bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known) {
   ++nodes_typed_;
   if (InferConstant(node)) return true;
-  // A strict inference judges the node's types, which the shortcuts do not.
+  // These two shortcuts judge nothing: a strict inference goes on to what does.
   if (!strict && (InferSameAsInput(node, known) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
   if (!schema || !schema->has_type_and_shape_inference_function()) return true;
-  if (strict && AllowedSameAsInput(node, *schema)) return true;
   if (InferFromFirstInput(node, *schema)) return true;
 
   // InferenceContextImpl wants mutable TypeProto pointers; it only reads them.

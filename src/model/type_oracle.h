@@ -64,7 +64,6 @@ class TypeOracle {
   bool InferConstant(const onnx::NodeProto& node);
   // Keeps an emitted Constant's value for the inference of the nodes after it.
   void NoteEmittedValue(const onnx::NodeProto& node);
-  bool AllowedSameAsInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   bool InferFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   bool InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSchema& schema);
   // ONNX's interned type name of a tensor of `elem_type`.

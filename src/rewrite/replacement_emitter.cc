@@ -164,8 +164,8 @@ class Instantiator {
   bool ResolveName(const std::string& name, Frame* frame, std::string* text, std::vector<std::string>* direct,
                    bool* is_direct) {
     *is_direct = false;
-    // Most names are plain: SplitName's parts (and their allocations) only for "__x".
-    if (name.find("__x") == std::string::npos) {
+    // Most names are plain: SplitName's parts (and their allocations) only for placeholders.
+    if (!MayHavePlaceholder(name)) {
       *text = name;
       return true;
     }

@@ -98,7 +98,9 @@ bool IsIdentifier(const std::string& s) {
   return true;
 }
 
-std::string PlaceholderName(size_t k) { return fmt::format("__x{}__", k); }
+constexpr std::string_view kPlaceholderPrefix = "__x";
+
+std::string PlaceholderName(size_t k) { return fmt::format("{}{}__", kPlaceholderPrefix, k); }
 
 }  // namespace
 
@@ -117,7 +119,7 @@ std::vector<NamePart> SplitName(const std::string& name) {
   std::vector<NamePart> parts;
   size_t p = 0;
   while (p < name.size()) {
-    size_t at = name.find("__x", p);
+    size_t at = name.find(kPlaceholderPrefix, p);
     size_t digits_end = at;
     if (at != std::string::npos) {
       digits_end = at + 3;
@@ -149,7 +151,10 @@ std::vector<NamePart> SplitName(const std::string& name) {
   return parts;
 }
 
+bool MayHavePlaceholder(const std::string& name) { return name.find(kPlaceholderPrefix) != std::string::npos; }
+
 bool HasPlaceholder(const std::string& name) {
+  if (!MayHavePlaceholder(name)) return false;
   for (const NamePart& p : SplitName(name)) {
     if (p.is_expression) return true;
   }

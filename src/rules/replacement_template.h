@@ -95,6 +95,9 @@ struct NamePart {
 // Splits a name into parts; a name with no placeholder is one literal part.
 std::vector<NamePart> SplitName(const std::string& name);
 bool HasPlaceholder(const std::string& name);
+// False when `name` cannot hold a placeholder (it lacks their "__x" prefix):
+// a check without SplitName's allocations, for names resolved per rewrite.
+bool MayHavePlaceholder(const std::string& name);
 
 namespace detail {
 template <typename F>

@@ -464,6 +464,7 @@ TEST_CASE("an emitted Constant has its tensor's type and dims for the strict typ
 }
 
 TEST_CASE("Trilu and CumSum take their first input's type, judged as ONNX 1.12 judges them", "[engine]") {
+  // (And so do the one-input ops of the same shortcut: op4's Relu.)
   // The oracle types these without an inference context; what it accepts and
   // refuses must be what ONNX's inference does (onnx.shape_inference,
   // strict): the input types the schema allows, Trilu's rank of at least 2,
@@ -475,7 +476,9 @@ TEST_CASE("Trilu and CumSum take their first input's type, judged as ONNX 1.12 j
       alternative { min_opset: 14 replace: "a = Constant<value = float {0}>()\nout = CumSum(self, a)" }
       alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\ns = CumSum(self, a)\nc = Constant<value = int64[4] {1, 2, 3, 4}>()\nout = Add(s, c)" } }
     rule { id: "aten-op3" match { aten: "op3" } signature: "aten::op3(Tensor self) -> Tensor"
-      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\nout = CumSum<strides = [0]>(self, a)" } })rule");
+      alternative { min_opset: 14 replace: "a = Constant<value = int64 {0}>()\nout = CumSum<strides = [0]>(self, a)" } }
+    rule { id: "aten-op4" match { aten: "op4" } signature: "aten::op4(Tensor self) -> Tensor"
+      alternative { min_opset: 14 replace: "out = Relu<strides = [0]>(self)" } })rule");
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {"op1", "int64[2,3]", ""},
       {"op1", "int64[3]", "Input rank must be >= 2"},
@@ -484,7 +487,8 @@ TEST_CASE("Trilu and CumSum take their first input's type, judged as ONNX 1.12 j
       {"op2", "int64[4]", ""},
       {"op2", "int64[3]", "Incompatible dimensions"},
       // What the full inference refuses before it runs (SafeForShapeInference), the shortcut does too.
-      {"op3", "int64[4]", "strides 0"}};
+      {"op3", "int64[4]", "strides 0"},
+      {"op4", "int64[4]", "strides 0"}};
   for (const auto& [op, input, refusal] : cases) {
     auto model = ModelFromText(R"(
       < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
