@@ -5,6 +5,8 @@
 #   tool    onnx-remap rewrite IN -o OUT --rules bench/rules/leaky_relu.textproto
 #   python  bench/baseline/rewrite.py IN OUT      (skipped without python3-onnx)
 #   floor   parse_serialize IN OUT                (protobuf parse + serialize)
+#   floormi parse_serialize_mimalloc IN OUT       (the same on mimalloc, the
+#           tool's allocator; only when the build has it)
 #   cp      cp IN [its external data files] OUTDIR/
 #   cpsync  the same cp, then sync of the copies (onnx-remap fsyncs its output)
 # timing each with /usr/bin/time -f '%e %M %U %S' (wall s, peak RSS KiB, user
@@ -44,6 +46,9 @@ while [[ $# -gt 0 ]]; do
 done
 TOOL=${TOOL:-$BUILD/bin/onnx-remap}
 FLOOR=$BUILD/bin/parse_serialize
+FLOOR_MI=$BUILD/bin/parse_serialize_mimalloc
+HAVE_MI=0
+[[ -x $FLOOR_MI ]] && HAVE_MI=1
 CHECK=$BUILD/bin/check_output
 for b in "$TOOL" "$FLOOR" "$CHECK" /usr/bin/time; do
   [[ -x $b ]] || { echo "run.sh: error: $b: not built (cmake --build build)" >&2; exit 2; }
@@ -116,6 +121,9 @@ for model in $MODELS; do
         "$WORK/out/python/$model.onnx"
     fi
     run floor "$model" "$WORK/out/floor" "$FLOOR" "$MODELDIR/$model.onnx" "$WORK/out/floor/$model.onnx"
+    if [[ $HAVE_MI == 1 ]]; then
+      run floormi "$model" "$WORK/out/floormi" "$FLOOR_MI" "$MODELDIR/$model.onnx" "$WORK/out/floormi/$model.onnx"
+    fi
     # shellcheck disable=SC2046
     run cp "$model" "$WORK/out/cp" cp $(model_files "$model") "$WORK/out/cp/"
     # onnx-remap fsyncs what it writes (an output is complete or absent, even
@@ -129,12 +137,12 @@ done
 
 # The table: medians per model and command, then the ratios of the tool's.
 echo
-echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | Python onnx | cp | cp + sync | tool/floor | tool/cp | tool/(cp + sync) | tool/Python | tool RSS / floor RSS | tool RSS / size |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | floor on mimalloc | Python onnx | cp | cp + sync | tool/floor | tool/floor on mimalloc | tool/cp | tool/(cp + sync) | tool/Python | tool RSS / floor RSS | tool RSS / size |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for model in $MODELS; do
   # shellcheck disable=SC2046
   size=$(du -cb $(model_files "$model") | tail -n 1 | cut -f1)
-  awk -v model="$model" -v size="$size" -v havepy="$HAVE_PY" '
+  awk -v model="$model" -v size="$size" -v havepy="$HAVE_PY" -v havemi="$HAVE_MI" '
     function median(list,   n, a, i, j, t) {
       n = split(list, a, " ")
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -155,9 +163,10 @@ for model in $MODELS; do
       for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]); U[c] = median(u[c]) }
       rss = ("tool" in t && !bad["tool"]) ? sprintf("%.2f", M["tool"] * 1024 / size) : "-"
       rss_floor = ("tool" in t && !bad["tool"] && "floor" in t && !bad["floor"]) ? div(M["tool"], M["floor"]) "x" : "-"
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size), cell("tool"),
-        cell("floor"), havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), cell("cpsync"), ratio("floor"),
-        ratio("cp"), ratio("cpsync"), ratio("python"), rss_floor, rss
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size),
+        cell("tool"), cell("floor"), havemi ? cell("floormi") : "not built (no mimalloc)",
+        havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), cell("cpsync"), ratio("floor"),
+        havemi ? ratio("floormi") : "-", ratio("cp"), ratio("cpsync"), ratio("python"), rss_floor, rss
     }' "$WORK/times"
 done
 echo

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
-build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev)
+# libmimalloc-dev: the onnx-remap executable's allocator (cmake/Allocator.cmake).
+build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev libfmt-dev libmimalloc-dev)
 # dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
 # libonnx-testdata: ONNX's backend-test models, rewritten in fidelity.onnx_testdata_roundtrip.
 # clang and its runtime libraries (libFuzzer, ASan, UBSan): the sanitizer build and the fuzz targets.

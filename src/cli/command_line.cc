@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "cli/allocator_name.h"
 #include "cli/generated_docs.h"
 #include "core/version.h"
 
@@ -74,7 +75,7 @@ void AddGenerateOption(CLI::App* app) {
 
 void BuildCommandLine(CommandLine* cl) {
   CLI::App& app = cl->app;
-  app.set_version_flag("--version", VersionLine());
+  app.set_version_flag("--version", fmt::format("{}; allocator: {}", VersionLine(), AllocatorName()));
   app.set_config("--config", "", "Read options from a TOML or INI file (a [rewrite], [scan] or [check] section per command)");
   app.require_subcommand(1);
   AddGenerateOption(&app);

@@ -2,9 +2,10 @@
 # Folders of models and the CI-facing options: mirrored output trees, --jobs,
 # --shard, --skip-existing, --other-files, check, --report (JSON held to its
 # schema by report_check, JUnit), --explain, -q/-v, colour, --config, --version.
-#   batch_test.sh BIN SOURCE_DIR WORK_DIR REPORT_CHECK
+#   batch_test.sh BIN SOURCE_DIR WORK_DIR REPORT_CHECK ALLOCATOR
+# ALLOCATOR: what the build linked ("mimalloc" or "system malloc").
 set -uo pipefail
-BIN=$1 SRC=$2 WORK=$3 REPORT_CHECK=$4
+BIN=$1 SRC=$2 WORK=$3 REPORT_CHECK=$4 ALLOCATOR=$5
 FIX=$SRC/tests/fixtures
 rm -rf "$WORK" && mkdir -p "$WORK"
 cd "$WORK" || exit 1
@@ -113,6 +114,7 @@ expect "--config: options from a file" 0 "target onnxruntime, 0 unmapped nodes" 
 mkdir -p ci/rules && cp "$SRC/examples/argwhere.textproto" ci/rules/
 printf '[check]\nopset = 13\nrules = ["ci/rules"]\nno-builtin-rules = true\n' > ci2.toml
 expect "--config: list and flag options (docs/cli.md's example)" 0 "argwhere_op13/model.onnx: ok \(1 to rewrite\)" -- --config ci2.toml check "$FIX/torch/argwhere_op13/model.onnx"
-expect "--version names ONNX and protobuf" 0 "^onnx-remap [0-9.]+ \(ONNX 1\.[0-9.]+, protobuf [0-9.]+\)$" -- --version
+expect "--version names ONNX, protobuf and the allocator in use ($ALLOCATOR)" 0 \
+  "^onnx-remap [0-9.]+ \(ONNX 1\.[0-9.]+, protobuf [0-9.]+\); allocator: $ALLOCATOR( [0-9.]+)?$" -- --version
 
 finish

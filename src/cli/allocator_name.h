@@ -1,0 +1,12 @@
+// Which allocator serves this process's malloc, for --version and bug reports.
+#pragma once
+
+#include <string>
+
+namespace remap::cli {
+
+// "mimalloc 2.0.9" when mimalloc serves malloc and operator new; "system
+// malloc" in a build without it (ONNX_REMAP_MIMALLOC=OFF, sanitizers).
+std::string AllocatorName();
+
+}  // namespace remap::cli
