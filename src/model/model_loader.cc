@@ -9,7 +9,6 @@
 #include <sstream>
 #include <unordered_set>
 #include <vector>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,16 +64,19 @@ bool LeftOutFits(const onnx::ModelProto& model, const std::vector<WireRawData>& 
   return true;
 }
 
-// The scan of a regular file through a read-only mapping: only the pages of
-// the headers are touched, the weights stay on disk. nullopt: load it whole.
+// The scan of a regular file, read a window at a time around the headers:
+// the weights stay on disk. Not through a mapping: a kernel may map a whole
+// large page-cache folio for one header byte, and a just-written model's
+// cached weights then count hundreds of MB in the peak RSS (docs/performance.md).
+// nullopt: load it whole.
 std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
   if (size == 0) return std::nullopt;
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return std::nullopt;
-  // The scan jumps from header to header; read-ahead of the weights would be wasted.
-  ::madvise(map, size, MADV_RANDOM);
-  std::optional<WireScan> scan = ScanForLargeRawData(static_cast<const char*>(map), size, min_bytes);
-  ::munmap(map, size);
+  // The scan jumps from header to header; read-ahead of the weights would be
+  // wasted. The saver copies them through the same descriptor, with read-ahead.
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+  FileWireSource source(fd, size);
+  std::optional<WireScan> scan = ScanForLargeRawData(&source, min_bytes);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);
   return scan;
 }
 

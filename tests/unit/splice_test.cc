@@ -1,6 +1,7 @@
 // Weights as bytes to move (issue 11): large main-graph raw_data stays in the
 // input file at load and is copied back at save; the output must be the bytes
 // the plain path writes.
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -181,6 +182,38 @@ TEST_CASE("the wire scan leaves out exactly the large raw_data", "[splice][loade
   CHECK_FALSE(ScanForLargeRawData(bytes.data(), bytes.size(), 1 << 20));  // nothing that large
   CHECK_FALSE(ScanForLargeRawData(bytes.data(), bytes.size() - 100, 1024));  // truncated inside a raw_data
   CHECK_FALSE(ScanForLargeRawData(bytes.data(), bytes.size(), 0));
+}
+
+TEST_CASE("the wire scan reads a file by windows as it reads bytes in memory", "[splice][loader]") {
+  TempDir dir;
+  std::string bytes;
+  REQUIRE(Fixture().SerializeToString(&bytes));
+  const fs::path path = dir.path / "m.onnx";
+  WriteBytes(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  auto in_memory = ScanForLargeRawData(bytes.data(), bytes.size(), 1024);
+  REQUIRE(in_memory);
+  // Windows smaller than a field header, headers across window edges, and
+  // ranges to keep that start inside the window and end past it.
+  for (size_t window : {size_t{1}, size_t{7}, size_t{16}, size_t{333}, size_t{4096}, size_t{64 * 1024}}) {
+    CAPTURE(window);
+    FileWireSource source(fd, bytes.size(), window);
+    auto scan = ScanForLargeRawData(&source, 1024);
+    REQUIRE(scan);
+    CHECK(scan->reduced == in_memory->reduced);
+    REQUIRE(scan->left_out.size() == in_memory->left_out.size());
+    for (size_t k = 0; k < scan->left_out.size(); ++k) {
+      CHECK(scan->left_out[k].initializer_index == in_memory->left_out[k].initializer_index);
+      CHECK(scan->left_out[k].offset == in_memory->left_out[k].offset);
+      CHECK(scan->left_out[k].length == in_memory->left_out[k].length);
+    }
+  }
+  // A file shorter than the size the scan was told (it shrank after the
+  // stat): a read comes up short, and the scan gives up.
+  FileWireSource too_long(fd, bytes.size() + 64, 16);
+  CHECK_FALSE(ScanForLargeRawData(&too_long, 1024));
+  ::close(fd);
 }
 
 TEST_CASE("bad models keep their messages on the spliced load", "[splice][loader]") {
