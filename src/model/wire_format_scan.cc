@@ -130,8 +130,8 @@ bool ReadWireField(WireSource* source, size_t begin, size_t end, WireField* fiel
 }
 
 bool MemoryWireSource::AppendTo(size_t pos, size_t len, std::string* out) {
-  if (pos > size_ || len > size_ - pos) return false;
-  out->append(data_ + pos, len);
+  if (!InWindow(pos, len)) return false;
+  out->append(window_ + pos, len);
   return true;
 }
 
@@ -147,24 +147,24 @@ bool FileWireSource::ReadAt(size_t pos, size_t len, char* into) {
   return true;
 }
 
-const char* FileWireSource::Peek(size_t pos, size_t len) {
-  if (pos > size_) return nullptr;
-  len = std::min(len, size_ - pos);
-  if (pos >= buffer_start_ && pos + len <= buffer_start_ + buffer_.size()) return buffer_.data() + (pos - buffer_start_);
-  const size_t n = std::min(std::max(window_, len), size_ - pos);
+const char* FileWireSource::Fill(size_t pos, size_t len) {
+  if (pos > size()) return nullptr;
+  len = std::min(len, size() - pos);
+  const size_t n = std::min(std::max(window_size_, len), size() - pos);
   buffer_.resize(n);
-  buffer_start_ = pos;
   if (!ReadAt(pos, n, buffer_.data())) {
     buffer_.clear();
+    SetWindow(nullptr, 0, 0);
     return nullptr;
   }
+  SetWindow(buffer_.data(), pos, pos + n);
   return buffer_.data();
 }
 
 bool FileWireSource::AppendTo(size_t pos, size_t len, std::string* out) {
-  if (pos > size_ || len > size_ - pos) return false;
-  if (pos >= buffer_start_ && pos + len <= buffer_start_ + buffer_.size()) {
-    out->append(buffer_.data() + (pos - buffer_start_), len);
+  if (pos > size() || len > size() - pos) return false;
+  if (InWindow(pos, len)) {
+    out->append(window_ + (pos - window_start_), len);
     return true;
   }
   const size_t old = out->size();

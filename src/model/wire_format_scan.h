@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,29 +30,52 @@ struct WireScan {
 
 // Where the scan reads a serialized model from. The scan asks for a few
 // bytes at each field header and copies the ranges it keeps; it never reads
-// the raw_data it leaves out.
+// the raw_data it leaves out. A source holds one window of bytes; a header
+// inside it is read without a call through the vtable (a 1M-node graph has a
+// million headers).
 class WireSource {
  public:
   virtual ~WireSource() = default;
-  virtual size_t size() const = 0;
+  size_t size() const { return size_; }
   // At least min(len, size() - pos) bytes at `pos`, valid until the next
   // call; nullptr when they cannot be read.
-  virtual const char* Peek(size_t pos, size_t len) = 0;
+  const char* Peek(size_t pos, size_t len) {
+    if (pos >= window_start_ && pos <= window_end_ && std::min(len, size_ - pos) <= window_end_ - pos)
+      return window_ + (pos - window_start_);
+    return Fill(pos, len);
+  }
   // Appends bytes [pos, pos + len) to `out`; false when they cannot be read.
   virtual bool AppendTo(size_t pos, size_t len, std::string* out) = 0;
-};
 
-// Bytes in memory.
-class MemoryWireSource : public WireSource {
- public:
-  MemoryWireSource(const char* data, size_t size) : data_(data), size_(size) {}
-  size_t size() const override { return size_; }
-  const char* Peek(size_t pos, size_t) override { return data_ + pos; }
-  bool AppendTo(size_t pos, size_t len, std::string* out) override;
+ protected:
+  explicit WireSource(size_t size) : size_(size) {}
+  // Makes a window that holds what Peek(pos, len) promises, or returns nullptr.
+  virtual const char* Fill(size_t pos, size_t len) = 0;
+  void SetWindow(const char* data, size_t start, size_t end) {
+    window_ = data;
+    window_start_ = start;
+    window_end_ = end;
+  }
+  // True when [pos, pos + len) is inside the window.
+  bool InWindow(size_t pos, size_t len) const {
+    return pos >= window_start_ && pos <= window_end_ && len <= window_end_ - pos;
+  }
+  const char* window_ = nullptr;
+  size_t window_start_ = 0;
+  size_t window_end_ = 0;
 
  private:
-  const char* data_;
   size_t size_;
+};
+
+// Bytes in memory: one window over all of them.
+class MemoryWireSource : public WireSource {
+ public:
+  MemoryWireSource(const char* data, size_t size) : WireSource(size) { SetWindow(data, 0, size); }
+  bool AppendTo(size_t pos, size_t len, std::string* out) override;
+
+ protected:
+  const char* Fill(size_t, size_t) override { return nullptr; }  // past the end
 };
 
 // A regular file, read with pread a window at a time. Unlike a mapping, it
@@ -59,18 +83,17 @@ class MemoryWireSource : public WireSource {
 // kernel may map a whole large page-cache folio for one header byte).
 class FileWireSource : public WireSource {
  public:
-  FileWireSource(int fd, size_t size, size_t window = 64 * 1024) : fd_(fd), size_(size), window_(window) {}
-  size_t size() const override { return size_; }
-  const char* Peek(size_t pos, size_t len) override;
+  FileWireSource(int fd, size_t size, size_t window = 64 * 1024) : WireSource(size), fd_(fd), window_size_(window) {}
   bool AppendTo(size_t pos, size_t len, std::string* out) override;
+
+ protected:
+  const char* Fill(size_t pos, size_t len) override;
 
  private:
   bool ReadAt(size_t pos, size_t len, char* into);
   int fd_;
-  size_t size_;
-  size_t window_;
+  size_t window_size_;
   std::string buffer_;
-  size_t buffer_start_ = 0;
 };
 
 // nullopt when nothing is worth leaving out or the bytes are not in the plain
