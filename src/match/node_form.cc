@@ -61,7 +61,8 @@ NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& contex
     form.aten_operator = node.op_type();
     return form;
   }
-  if (context.local_functions.count(MatchKeyOp(d, node.op_type()))) return form;
+  // Most models define no functions: no key to build for each node then.
+  if (!context.local_functions.empty() && context.local_functions.count(MatchKeyOp(d, node.op_type()))) return form;
   if (IsDefaultDomain(d)) {
     auto it = context.known_onnx_ops.find(node.op_type());
     if (it == context.known_onnx_ops.end()) it = context.known_onnx_ops.emplace(node.op_type(), IsKnownOnnxOp(node.op_type())).first;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/name_hash.h"
 #include "model/type_oracle.h"
 
 namespace remap {
@@ -56,7 +57,7 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
   for (int k = 0; k < count; ++k) {
     if (k + kAhead < count) {
       const onnx::NodeProto& ahead = graph.node(k + kAhead);
-      if (!ahead.name().empty()) t_->node_name_hashes.Prefetch(std::hash<std::string_view>()(ahead.name()));
+      if (!ahead.name().empty()) t_->node_name_hashes.Prefetch(NameHash(ahead.name()));
       for (const auto& out : ahead.output()) t_->values.Prefetch(out);
     }
     IndexNode(graph.node(k));
@@ -64,7 +65,7 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
 }
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
-  if (!node.name().empty()) t_->node_name_hashes.Insert(std::hash<std::string_view>()(node.name()));
+  if (!node.name().empty()) t_->node_name_hashes.Insert(NameHash(node.name()));
   for (const auto& in : node.input()) {
     if (!in.empty()) ++Slot(in).uses;
   }
@@ -159,7 +160,7 @@ std::string GraphIndex::FreshValueName(const std::string& base) {
 
 std::string GraphIndex::FreshNodeName(const std::string& base) {
   return Fresh(base, [this](const std::string& name) {
-    return t_->node_name_hashes.Insert(std::hash<std::string_view>()(name));
+    return t_->node_name_hashes.Insert(NameHash(name));
   });
 }
 

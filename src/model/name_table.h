@@ -14,12 +14,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "model/flat_slots.h"
+#include "model/name_hash.h"
 
 namespace remap {
 
@@ -109,7 +109,7 @@ class NameTable {
   }
   static size_t ChunkSize(size_t chunk) { return chunk > kDoublings ? kLastChunk : kFirstChunk << chunk; }
 
-  static uint64_t Hash(std::string_view s) { return std::hash<std::string_view>()(s); }
+  static uint64_t Hash(std::string_view s) { return NameHash(s); }
   // A slot: the hash's high 32 bits over the item number + 1 (0 is empty).
   // The table's position comes from the low bits, so the tag adds information.
   static uint64_t Slot(uint64_t hash, size_t n) { return (hash & 0xffffffff00000000ull) | (uint64_t(n) + 1); }
