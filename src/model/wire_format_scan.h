@@ -5,8 +5,8 @@
 // parse: the saver copies them file to file (saver/spliced_writer).
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,8 +40,7 @@ class WireSource {
   // At least min(len, size() - pos) bytes at `pos`, valid until the next
   // call; nullptr when they cannot be read.
   const char* Peek(size_t pos, size_t len) {
-    if (pos >= window_start_ && pos <= window_end_ && std::min(len, size_ - pos) <= window_end_ - pos)
-      return window_ + (pos - window_start_);
+    if (pos <= size_ && InWindow(pos, std::min(len, size_ - pos))) return window_ + (pos - window_start_);
     return Fill(pos, len);
   }
   // Appends bytes [pos, pos + len) to `out`; false when they cannot be read.
