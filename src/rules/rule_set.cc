@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -26,6 +28,32 @@ std::string NodeMatch::Describe() const {
   if (!aten.empty()) return "aten::" + aten;
   return (domain.empty() ? "" : domain + "::") + op_type;
 }
+
+// Built-in files not parsed yet, and the rules of those parsed since load.
+struct RuleSet::Pending {
+  struct File {
+    EmbeddedRuleFile text;
+    const BuiltinRuleFileIndex* index;
+    std::vector<size_t> needs;  // positions in `files`
+    bool loaded = false;
+  };
+  std::vector<File> files;  // in the built-ins' order, which ranks their rules
+  std::unordered_map<std::string, std::vector<size_t>> files_by_key;  // with_rules only
+  std::unordered_map<std::string, size_t> file_by_fragment;
+  bool with_rules = true;
+  struct Loaded {
+    std::unique_ptr<Rule> rule;
+    size_t file, position;  // its rank: later files, and later in a file, win
+  };
+  std::vector<Loaded> rules;
+  std::unordered_map<std::string, std::vector<size_t>> rules_by_key;  // positions in `rules`
+  std::unordered_set<std::string> replaced;  // ids of rules_, which replace built-ins of the same id
+};
+
+RuleSet::RuleSet() = default;
+RuleSet::~RuleSet() = default;
+RuleSet::RuleSet(RuleSet&&) noexcept = default;
+RuleSet& RuleSet::operator=(RuleSet&&) noexcept = default;
 
 std::string MatchKeyAten(const std::string& aten_operator) { return "aten\x1f" + aten_operator; }
 std::string MatchKeyOp(const std::string& domain, const std::string& op_type) {
@@ -51,13 +79,20 @@ void RuleSet::AddFragments(std::vector<std::unique_ptr<Fragment>> fragments) {
 }
 
 const Fragment* RuleSet::FindFragment(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(*compile_mutex_);
+  if (pending_ && !fragments_.count(name)) {
+    auto file = pending_->file_by_fragment.find(name);
+    if (file != pending_->file_by_fragment.end()) LoadPendingLocked(file->second);
+  }
   auto it = fragments_.find(name);
   if (it == fragments_.end()) return nullptr;
-  ReadyFragment(it->second.get());
+  std::set<const Fragment*> seen;
+  ReadyFragmentLocked(it->second.get(), &seen);
   return it->second.get();
 }
 
 std::vector<const Fragment*> RuleSet::AllFragments() const {
+  LoadAllPending();
   std::vector<const Fragment*> all;
   for (const auto& [name, f] : fragments_) {
     ReadyFragment(f.get());
@@ -131,7 +166,7 @@ void RuleSet::Reindex() {
     (*it)->ready.value = false;
     std::set<std::string> keys;
     for (const NodeMatch& m : (*it)->matches) {
-      if (keys.insert(MatchKeyOf(m)).second) index_[MatchKeyOf(m)].push_back(it->get());
+      if (keys.insert(MatchKeyOf(m)).second) index_[MatchKeyOf(m)].rules.push_back(it->get());
     }
     for (const Alternative& a : (*it)->alternatives) {
       if (!a.targets.empty()) continue;  // its domains are runnable only where its targets say
@@ -144,6 +179,126 @@ void RuleSet::Reindex() {
     }
   }
   emitted_domains_.assign(domains.begin(), domains.end());
+  if (!pending_) return;
+  // Pending files emit no domain for every target: the index makes such files eager.
+  pending_->replaced.clear();
+  for (const auto& rule : rules_) pending_->replaced.insert(rule->id);
+  for (auto& loaded : pending_->rules) {
+    loaded.rule->ready.value = false;
+    for (Alternative& a : loaded.rule->alternatives) BindFragmentCalls(&a.replacement, fragments_);
+  }
+  for (const auto& [key, files] : pending_->files_by_key) {
+    KeyEntry& entry = index_[key];
+    AppendPendingRules(key, &entry.rules);
+    const bool all_loaded =
+        std::all_of(files.begin(), files.end(), [this](size_t f) { return pending_->files[f].loaded; });
+    entry.complete.store(all_loaded);
+  }
+}
+
+void RuleSet::AppendPendingRules(const std::string& key, std::vector<const Rule*>* out) const {
+  auto it = pending_->rules_by_key.find(key);
+  if (it == pending_->rules_by_key.end()) return;
+  std::vector<const Pending::Loaded*> ranked;
+  for (size_t k : it->second) {
+    const Pending::Loaded& loaded = pending_->rules[k];
+    if (!pending_->replaced.count(loaded.rule->id)) ranked.push_back(&loaded);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Pending::Loaded* a, const Pending::Loaded* b) {
+    return std::tie(a->file, a->position) > std::tie(b->file, b->position);
+  });
+  for (const Pending::Loaded* loaded : ranked) out->push_back(loaded->rule.get());
+}
+
+void RuleSet::AddPendingBuiltins(std::vector<std::pair<EmbeddedRuleFile, const BuiltinRuleFileIndex*>> files,
+                                 bool with_rules) {
+  pending_ = std::make_unique<Pending>();
+  pending_->with_rules = with_rules;
+  std::unordered_map<std::string, size_t> by_path;
+  for (const auto& [text, index] : files) {
+    by_path.emplace(text.path, pending_->files.size());
+    pending_->files.push_back({text, index, {}, false});
+  }
+  for (size_t f = 0; f < pending_->files.size(); ++f) {
+    Pending::File& file = pending_->files[f];
+    for (const char* path : file.index->needs) {
+      // A needed file is pending too: the index makes the needs of eager files eager.
+      auto need = by_path.find(path);
+      if (need != by_path.end()) file.needs.push_back(need->second);
+    }
+    if (with_rules)
+      for (const char* key : file.index->keys) pending_->files_by_key[key].push_back(f);
+    for (const char* name : file.index->fragments) pending_->file_by_fragment.emplace(name, f);
+  }
+  // The rules and fragments given so far are compiled, their calls known:
+  // the pending fragments they call are parsed now, to be bound below.
+  std::set<size_t> called;
+  auto note_calls = [&](const ReplacementTemplate& tpl) {
+    tpl.ForEachNode([&](const onnx::NodeProto& n) {
+      if (!IsDefaultDomain(n.domain()) || fragments_.count(n.op_type())) return;
+      auto file = pending_->file_by_fragment.find(n.op_type());
+      if (file != pending_->file_by_fragment.end()) called.insert(file->second);
+    });
+  };
+  for (const auto& rule : rules_)
+    for (const Alternative& a : rule->alternatives) note_calls(a.replacement);
+  for (const auto& [name, f] : fragments_) note_calls(f->replacement);
+  {
+    std::lock_guard<std::mutex> lock(*compile_mutex_);
+    for (size_t f : called) LoadPendingLocked(f);
+  }
+  Reindex();
+}
+
+void RuleSet::LoadPendingLocked(size_t f) const {
+  Pending::File& file = pending_->files[f];
+  if (file.loaded) return;
+  file.loaded = true;
+  // The same text was parsed, without error, to make the index at build time.
+  RuleFileResult parsed = ParseRuleFile(file.text.path, file.text.content, /*builtin=*/true, /*defer=*/true);
+  // A fragment of the same name given earlier (a user's) replaces the built-in one.
+  for (auto& fragment : parsed.fragments) {
+    std::string name = fragment->name;
+    fragments_.emplace(std::move(name), std::move(fragment));
+  }
+  if (pending_->with_rules) {
+    for (size_t k = 0; k < parsed.rules.size(); ++k) {
+      std::set<std::string> keys;
+      for (const NodeMatch& m : parsed.rules[k]->matches) keys.insert(MatchKeyOf(m));
+      for (const std::string& key : keys) pending_->rules_by_key[key].push_back(pending_->rules.size());
+      pending_->rules.push_back({std::move(parsed.rules[k]), f, k});
+    }
+  }
+  for (size_t need : file.needs) LoadPendingLocked(need);
+}
+
+size_t RuleSet::PendingFiles() const { return pending_ ? pending_->files.size() : 0; }
+
+size_t RuleSet::PendingFilesParsed() const {
+  if (!pending_) return 0;
+  std::lock_guard<std::mutex> lock(*compile_mutex_);
+  return static_cast<size_t>(std::count_if(pending_->files.begin(), pending_->files.end(),
+                                           [](const Pending::File& f) { return f.loaded; }));
+}
+
+void RuleSet::LoadAllPending() const {
+  if (!pending_) return;
+  std::lock_guard<std::mutex> lock(*compile_mutex_);
+  for (size_t f = 0; f < pending_->files.size(); ++f) LoadPendingLocked(f);
+}
+
+void RuleSet::CompleteLocked(const std::string& key, KeyEntry* entry) const {
+  if (entry->complete.load(std::memory_order_relaxed)) return;
+  for (size_t f : pending_->files_by_key.at(key)) LoadPendingLocked(f);
+  std::vector<const Rule*> list;
+  for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
+    const auto& matches = (*it)->matches;
+    if (std::any_of(matches.begin(), matches.end(), [&](const NodeMatch& m) { return MatchKeyOf(m) == key; }))
+      list.push_back(it->get());
+  }
+  AppendPendingRules(key, &list);
+  entry->rules = std::move(list);
+  entry->complete.store(true, std::memory_order_release);
 }
 
 void RuleSet::Ready(const Rule* rule) const {
@@ -219,8 +374,13 @@ const std::vector<const Rule*>& RuleSet::Candidates(const std::string& key) cons
   static const std::vector<const Rule*> none;
   auto it = index_.find(key);
   if (it == index_.end()) return none;
-  for (const Rule* r : it->second) Ready(r);
-  return it->second;
+  KeyEntry& entry = it->second;
+  if (!entry.complete.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(*compile_mutex_);
+    CompleteLocked(key, &entry);
+  }
+  for (const Rule* r : entry.rules) Ready(r);
+  return entry.rules;
 }
 
 const Rule* RuleSet::Find(const std::string& id) const {
@@ -230,14 +390,31 @@ const Rule* RuleSet::Find(const std::string& id) const {
       return r.get();
     }
   }
+  LoadAllPending();
+  if (pending_) {
+    for (const auto& loaded : pending_->rules) {
+      if (loaded.rule->id == id) {
+        Ready(loaded.rule.get());
+        return loaded.rule.get();
+      }
+    }
+  }
   return nullptr;
 }
 
 std::vector<const Rule*> RuleSet::All() const {
+  LoadAllPending();
   std::vector<const Rule*> all;
   for (const auto& r : rules_) {
     Ready(r.get());
     all.push_back(r.get());
+  }
+  if (pending_) {
+    for (const auto& loaded : pending_->rules) {
+      if (pending_->replaced.count(loaded.rule->id)) continue;
+      Ready(loaded.rule.get());
+      all.push_back(loaded.rule.get());
+    }
   }
   std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->id < b->id; });
   return all;
@@ -286,7 +463,11 @@ std::vector<RuleText> ReadPath(const std::string& path, std::vector<std::string>
 
 // Parses every batch first: an alternative may list a target defined in any
 // file, so targets are all registered before alternatives are checked.
-RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches, BuiltinCompile compile) {
+using PendingFiles = std::vector<std::pair<EmbeddedRuleFile, const BuiltinRuleFileIndex*>>;
+
+// `pending`: built-in files left out of the batches, handed to the set unparsed.
+RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches, BuiltinCompile compile,
+                           PendingFiles pending = {}) {
   RuleLoadResult out;
   std::vector<std::vector<std::unique_ptr<Rule>>> rule_batches;
   std::vector<std::vector<std::unique_ptr<Fragment>>> fragment_batches;
@@ -361,21 +542,35 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
     for (const auto& r : rules) CheckAlternativeTargets(*r, find, known, &out.errors);
     out.rules.Add(std::move(rules));
   }
+  if (!pending.empty()) out.rules.AddPendingBuiltins(std::move(pending), builtin_rules);
   out.rules.Check(&out.errors);
   return out;
 }
 
-Batch BuiltinBatch() {
+// The built-in files; with `pending`, only those the index says are eager,
+// the others going to `pending`.
+Batch BuiltinBatch(PendingFiles* pending = nullptr) {
+  std::unordered_map<std::string, const BuiltinRuleFileIndex*> index;
+  if (pending && BuiltinRuleIndex())
+    for (const BuiltinRuleFileIndex& entry : *BuiltinRuleIndex()) index.emplace(entry.path, &entry);
   Batch batch;
   batch.builtin = true;
-  for (const auto& f : BuiltinRuleFiles()) batch.files.push_back({f.path, f.content});
+  for (const auto& f : BuiltinRuleFiles()) {
+    auto it = index.find(f.path);
+    if (it != index.end() && !it->second->eager)
+      pending->emplace_back(f, it->second);
+    else
+      batch.files.push_back({f.path, f.content});
+  }
   return batch;
 }
 
 }  // namespace
 
 RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths, BuiltinCompile compile) {
-  std::vector<Batch> batches{BuiltinBatch()};
+  // On demand, built-in files are parsed when first needed, too.
+  PendingFiles pending;
+  std::vector<Batch> batches{BuiltinBatch(compile == BuiltinCompile::kOnDemand ? &pending : nullptr)};
   std::vector<std::string> read_errors;
   for (const std::string& path : paths) {
     Batch batch;
@@ -383,16 +578,19 @@ RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths, B
     batch.files = ReadPath(path, &read_errors);
     batches.push_back(std::move(batch));
   }
-  RuleLoadResult out = LoadBatches(builtins, batches, compile);
+  RuleLoadResult out = LoadBatches(builtins, batches, compile, std::move(pending));
   out.errors.insert(out.errors.begin(), read_errors.begin(), read_errors.end());
   return out;
 }
 
-RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files) {
+RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files,
+                             BuiltinCompile compile) {
   Batch batch;
   batch.origin = "the given rule texts";
   for (const auto& [name, text] : files) batch.files.push_back({name, text});
-  return LoadBatches(builtins, {BuiltinBatch(), std::move(batch)}, BuiltinCompile::kAtLoad);
+  PendingFiles pending;
+  Batch builtin = BuiltinBatch(compile == BuiltinCompile::kOnDemand ? &pending : nullptr);
+  return LoadBatches(builtins, {std::move(builtin), std::move(batch)}, compile, std::move(pending));
 }
 
 }  // namespace remap

@@ -2,6 +2,7 @@
 // finding candidates for a node is one hash lookup.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rules/builtin_rules.h"
 #include "rules/fragment.h"
 #include "rules/rule.h"
 #include "rules/target.h"
@@ -17,6 +19,11 @@ namespace remap {
 
 class RuleSet {
  public:
+  RuleSet();
+  ~RuleSet();
+  RuleSet(RuleSet&&) noexcept;
+  RuleSet& operator=(RuleSet&&) noexcept;
+
   // Adds rules in priority order: later calls win. A rule whose id equals an
   // earlier rule's id replaces it.
   void Add(std::vector<std::unique_ptr<Rule>> rules);
@@ -48,8 +55,38 @@ class RuleSet {
   // "onnx, onnxruntime, tensorrt", for messages.
   std::string TargetNames() const;
 
+  // Built-in rule files left unparsed (LoadRules' kOnDemand): each is parsed
+  // the first time a key its rules match, or a fragment it defines, is asked
+  // for, or everything is (All, Find). Their rules rank below every rule
+  // added here, in the built-ins' own order, and a rule added with the same
+  // id replaces one of them. `with_rules` false (no built-in rules): only
+  // their fragments are used. Also parses now the files whose fragments the
+  // rules and fragments added so far call.
+  void AddPendingBuiltins(std::vector<std::pair<EmbeddedRuleFile, const BuiltinRuleFileIndex*>> files,
+                          bool with_rules);
+  // Built-in files parsed so far, of those AddPendingBuiltins left pending
+  // (0 without pending files): what a run's laziness saved is the rest.
+  size_t PendingFilesParsed() const;
+  size_t PendingFiles() const;
+
  private:
+  struct Pending;
+  // A key's candidates. `complete` false: pending files hold more of them, to
+  // be parsed (under compile_mutex_) before the list is handed out.
+  struct KeyEntry {
+    std::vector<const Rule*> rules;
+    std::atomic<bool> complete{true};
+    KeyEntry() = default;
+    KeyEntry(const KeyEntry& other) : rules(other.rules), complete(other.complete.load()) {}
+  };
   void Reindex();
+  // Under compile_mutex_: parses pending file `file` and the files it needs.
+  void LoadPendingLocked(size_t file) const;
+  void LoadAllPending() const;
+  // The loaded pending rules matching `key`, highest rank first, less those rules_ replaces.
+  void AppendPendingRules(const std::string& key, std::vector<const Rule*>* out) const;
+  // Under compile_mutex_: the entry's list, with the pending files' rules for `key`.
+  void CompleteLocked(const std::string& key, KeyEntry* entry) const;
   // Compiles what is deferred of `rule` (a fragment) and of the fragments it calls.
   void Ready(const Rule* rule) const;
   void ReadyFragment(const Fragment* fragment) const;
@@ -58,8 +95,12 @@ class RuleSet {
   void ReadyFragmentLocked(const Fragment* fragment, std::set<const Fragment*>* seen) const;
 
   std::vector<std::unique_ptr<Rule>> rules_;  // in priority order, lowest first
-  std::unordered_map<std::string, std::unique_ptr<Fragment>> fragments_;
-  std::unordered_map<std::string, std::vector<const Rule*>> index_;
+  // Grows when a pending file is parsed (under compile_mutex_).
+  mutable std::unordered_map<std::string, std::unique_ptr<Fragment>> fragments_;
+  // Entries are made at load, for pending keys too, so that the map itself
+  // never changes while rules are handed out.
+  mutable std::unordered_map<std::string, KeyEntry> index_;
+  std::unique_ptr<Pending> pending_;  // null: every built-in file was parsed at load
   std::vector<std::string> emitted_domains_;
   std::vector<std::unique_ptr<Target>> targets_;
   // Serialises compiling deferred rules and fragments (on the heap: a RuleSet moves).
@@ -81,13 +122,16 @@ struct RuleLoadResult {
 // alternatives list are checked once every file is read (see target_check.h).
 // kOnDemand compiles a built-in rule the first time it is handed out instead
 // of at load (user rules are always compiled at load, so that their errors
-// are reported): what a model command wants, which touches a few rules.
+// are reported), and parses a built-in file only when a node key its rules
+// match, or a fragment it defines, is first asked for (see
+// AddPendingBuiltins): what a model command wants, which touches a few rules.
 enum class BuiltinCompile { kAtLoad, kOnDemand };
 RuleLoadResult LoadRules(bool builtins, const std::vector<std::string>& paths,
                          BuiltinCompile compile = BuiltinCompile::kAtLoad);
 
 // The same with in-memory rule files (display name, text) in place of paths,
 // all at one priority: for tests and programs that embed their rules.
-RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files);
+RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::string, std::string>>& files,
+                             BuiltinCompile compile = BuiltinCompile::kAtLoad);
 
 }  // namespace remap
