@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <onnx/common/version.h>
 #include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 
@@ -80,6 +81,11 @@ Status CheckLoweredTypes(const onnx::NodeProto& node, int to, const AdapterConte
     if (static_cast<size_t>(k) >= params.size() && params.back().GetOption() != onnx::OpSchema::Variadic) break;
     const int elem_type = ctx.ElemType(node.input(k));
     if (elem_type == 0) continue;
+    // ONNX 1.12 has no name for it (a newer type, or none): ToType would throw.
+    if (!onnx::TensorProto_DataType_IsValid(elem_type))
+      return Refuse(fmt::format("{} input '{}' has element type {}, which ONNX {} does not know, so its "
+                                "opset {} form cannot be checked", node.op_type(), node.input(k), elem_type,
+                                onnx::LAST_RELEASE_VERSION, to));
     onnx::TypeProto type;
     type.mutable_tensor_type()->set_elem_type(elem_type);
     const auto& allowed = params[p].GetTypes();

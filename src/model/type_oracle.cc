@@ -318,7 +318,11 @@ bool TypeOracle::InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSc
     const onnx::TypeProto* t = ordered_input_types_[static_cast<size_t>(k)];
     if (!t) continue;  // an omitted optional input: no type to check
     const auto& formal = formals[static_cast<size_t>(k)];
-    if (!t->has_tensor_type() || t->tensor_type().elem_type() == 0) return false;
+    // An element type ONNX does not know (a model may declare any number)
+    // has no name: ToType would throw, outside the caller's try.
+    if (!t->has_tensor_type() || t->tensor_type().elem_type() == 0 ||
+        !onnx::TensorProto_DataType_IsValid(t->tensor_type().elem_type()))
+      return false;
     const onnx::DataType type = TensorDataType(t->tensor_type().elem_type());
     if (!formal.GetTypes().empty() && !formal.GetTypes().count(type)) return false;
     if (!formal.GetIsHomogeneous()) continue;

@@ -185,6 +185,17 @@ row("huge_constant_argument", 3, "none", "rewrite {in} -o {out}",
     ONE_LINE.format(name="huge_constant_argument") + "graph 'g': node '/alpha' \\(Constant\\) attribute 'value' "
     "declares 2147483648 elements \\(dims \\[2147483648\\]\\) but holds 1$")
 
+# --- element types ONNX 1.12 does not know (newer ones, or none) ------------------------------
+# Lowering the Add below opset 14 checks its input types against the older schema; type 75 has no
+# name there (ONNX's DataTypeUtils threw std::invalid_argument, which aborted onnx-remap).
+unknown = model([helper.make_node("Add", ["x", "x"], ["y"], name="A")], opsets=(("", 14),))
+unknown.graph.input[0].type.tensor_type.elem_type = 75
+write("unknown_elem_type_lowered", unknown.SerializeToString())
+row("unknown_elem_type_lowered", 5, "none", "convert {in} -o {out} --opset 13",
+    ONE_LINE.format(name="unknown_elem_type_lowered") + "cannot convert from opset 14 to 13: 1 node cannot: 'A' \\(Add\\): "
+    "Add input 'x' has element type 75, which ONNX 1.12.0 does not know, so its opset 13 form "
+    "cannot be checked$")
+
 # --- external data ----------------------------------------------------------------------------
 def external_model(name, location, offset=None, length=None, data=None, data_name="weights.bin"):
     w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3], [0.0] * 6)

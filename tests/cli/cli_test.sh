@@ -77,6 +77,7 @@ expect "fuzz: affine_grid with an 800x800 size is rewritten from its constant ta
 expect "fuzz: affine_grid with a wide size is rewritten" 0 ": ok .1 to rewrite" -- check "$SRC/tests/fuzz_regressions/model_affine_grid_quadratic_table.onnx"
 expect "fuzz: roi_align_rotated with a million sample rows is left by its guard" 1 "when 'sampling_ratio > 0 and 0 < output_height \\* sampling_ratio <= 65536" -- check "$SRC/tests/fuzz_regressions/model_roi_align_rotated_huge_grid.onnx"
 expect "fuzz: adaptive_avg_pool1d of 862 fragment calls is rewritten" 0 ": ok .1 to rewrite" -- check "$SRC/tests/fuzz_regressions/model_adaptive_avg_pool1d_many_fragments.onnx" --opset 18
+expect "fuzz: a value of element type 75 makes a replacement refused, not an uncaught exception" 1 "not type-correct for this node: Invalid tensor data type 75" -- check "$SRC/tests/fuzz_regressions/model_polar_elem_type_75.onnx"
 # --rules takes one path per flag: the model after it stays a positional argument.
 expect "--rules PATH before the model" 0 "1 rewritten, 0 left" -- rewrite --rules "$SRC/rules/aten/asinh.textproto" "$ASINH" -o "$WORK/r.onnx"
 
