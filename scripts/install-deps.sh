@@ -11,7 +11,9 @@ build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli1
 # dpkg-dev (dpkg-shlibdeps) and file: CPack computes the .deb's Depends with them (install.cpack_deb).
 # libonnx-testdata: ONNX's backend-test models, rewritten in fidelity.onnx_testdata_roundtrip.
 # clang and its runtime libraries (libFuzzer, ASan, UBSan): the sanitizer build and the fuzz targets.
-test_pkgs=(catch2 dpkg-dev file libonnx-testdata clang libclang-rt-14-dev)
+# time: /usr/bin/time, which times and measures the runs of bench.smoke and cli.external_data_files
+# (a minimal Debian has only bash's `time` keyword).
+test_pkgs=(catch2 dpkg-dev file libonnx-testdata clang libclang-rt-14-dev time)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")
