@@ -54,7 +54,9 @@ for b in "$TOOL" "$FLOOR" "$CHECK" /usr/bin/time; do
   [[ -x $b ]] || { echo "run.sh: error: $b: not built (cmake --build build)" >&2; exit 2; }
 done
 HAVE_PY=1
-"$PY" -c 'import onnx' 2>/dev/null || HAVE_PY=0
+# Not just `import onnx`: libonnx-testdata's data folder under dist-packages/onnx
+# imports as an empty namespace package where python3-onnx is not installed.
+"$PY" -c 'import onnx.helper, onnx.numpy_helper' 2>/dev/null || HAVE_PY=0
 
 if [[ $SMOKE == 1 ]]; then
   MODELDIR=$SRC/bench/models/smoke
