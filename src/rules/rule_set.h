@@ -76,8 +76,6 @@ class RuleSet {
   struct KeyEntry {
     std::vector<const Rule*> rules;
     std::atomic<bool> complete{true};
-    KeyEntry() = default;
-    KeyEntry(const KeyEntry& other) : rules(other.rules), complete(other.complete.load()) {}
   };
   void Reindex();
   // Under compile_mutex_: parses pending file `file` and the files it needs.
