@@ -47,7 +47,10 @@ std::string NodeForm::MatchKey(const onnx::NodeProto& node) const {
 NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& context) {
   NodeForm form;
   const std::string& d = node.domain();
-  if (node.op_type() == "ATen" && (d == kAtenDomain || IsDefaultDomain(d) || d == "com.microsoft")) {
+  // string_view comparisons with literals inline; this runs once per node of the model.
+  const std::string_view aten_domain(kAtenDomain, sizeof(kAtenDomain) - 1);
+  if (std::string_view(node.op_type()) == "ATen" &&
+      (d == aten_domain || IsDefaultDomain(d) || std::string_view(d) == "com.microsoft")) {
     const std::string* op = StringAttr(node, "operator");
     if (op) {
       form.kind = NodeForm::Kind::kAtenFallback;
@@ -56,7 +59,7 @@ NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& contex
       return form;
     }
   }
-  if (d == kAtenDomain) {
+  if (d == aten_domain) {
     form.kind = NodeForm::Kind::kAtenOpType;
     form.aten_operator = node.op_type();
     return form;

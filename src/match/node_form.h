@@ -10,6 +10,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "model/name_hash.h"
+
 #include "rules/target.h"
 
 namespace remap {
@@ -39,7 +41,7 @@ struct ClassifyContext {
   std::vector<std::string> emitted_domains;         // RuleSet::DomainsEmittedForEveryTarget()
   std::unordered_set<std::string> local_functions;  // MatchKeyOp(domain, name) of model-local functions
   // Default-domain op types already looked up in the schema registry.
-  mutable std::unordered_map<std::string, bool> known_onnx_ops;
+  mutable std::unordered_map<std::string, bool, NameHasher> known_onnx_ops;
 };
 
 NodeForm ClassifyNode(const onnx::NodeProto& node, const ClassifyContext& context);

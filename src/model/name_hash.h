@@ -67,4 +67,10 @@ inline uint64_t NameHash(std::string_view s) {
   return Fold(k1 ^ n, Fold(a ^ k1, b ^ seed ^ k2));
 }
 
+// NameHash as a std::unordered_map / set hasher, for the small maps keyed by
+// operator names that are asked once per node.
+struct NameHasher {
+  size_t operator()(std::string_view s) const noexcept { return static_cast<size_t>(NameHash(s)); }
+};
+
 }  // namespace remap

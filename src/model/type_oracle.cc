@@ -10,7 +10,9 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "model/inference_guard.h"
+#include "model/name_hash.h"
 #include "model/opset_import.h"
+#include "model/schema_lookup.h"
 
 namespace remap {
 
@@ -50,7 +52,7 @@ const std::string& KeyOutput(const onnx::NodeProto& node) {
 // propagateShapeAndTypeFromFirstInput). Typing a long chain of them needs no
 // per-node inference context.
 bool SameTypeAsInput(const std::string& op) {
-  static const std::unordered_set<std::string_view> kOps = {
+  static const std::unordered_set<std::string_view, NameHasher> kOps = {
       "Abs",      "Acos",     "Acosh",    "Asin",    "Asinh",       "Atan",   "Atanh",    "Ceil",
       "Celu",     "Cos",      "Cosh",     "Elu",     "Erf",         "Exp",    "Floor",    "HardSigmoid",
       "HardSwish", "LeakyRelu", "Log",     "Neg",     "Not",         "Reciprocal", "Relu", "Round",
@@ -97,9 +99,9 @@ void KeepCommonShape(const onnx::TypeProto_Tensor& other, onnx::TypeProto_Tensor
 
 // The tensor of a default-domain Constant's `value` attribute, or nullptr.
 const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
-  if (node.op_type() != "Constant" || !IsDefaultDomain(node.domain())) return nullptr;
+  if (std::string_view(node.op_type()) != "Constant" || !IsDefaultDomain(node.domain())) return nullptr;
   for (const auto& a : node.attribute()) {
-    if (a.name() == "value" && a.has_t()) return &a.t();
+    if (std::string_view(a.name()) == "value" && a.has_t()) return &a.t();
   }
   return nullptr;
 }
@@ -409,7 +411,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   if (!strict && (InferSameAsInput(node, known) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
-  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain());
+  const auto* schema = FindSchema(node.op_type(), opset->second, node.domain());
   if (!schema || !schema->has_type_and_shape_inference_function()) return true;
   if (InferFromFirstInput(node, *schema)) return true;
 

@@ -9,6 +9,7 @@
 #include "match/constant_reader.h"
 #include "match/tensor_value.h"
 #include "model/opset_import.h"
+#include "model/schema_lookup.h"
 #include "model/type_oracle.h"
 #include "rewrite/attribute_from_value.h"
 #include "rules/fragment.h"
@@ -26,7 +27,7 @@ constexpr size_t kMaxEmittedNodes = 100000;
 
 // The attribute type the operator's schema declares, when ONNX 1.12 knows it.
 AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr, int opset) {
-  const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, n.domain());
+  const auto* schema = FindSchema(n.op_type(), opset, n.domain());
   if (!schema) return AP::UNDEFINED;
   auto it = schema->attributes().find(attr);
   return it == schema->attributes().end() ? AP::UNDEFINED : static_cast<AP::AttributeType>(it->second.type);
