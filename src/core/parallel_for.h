@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -27,7 +28,14 @@ void ParallelFor(size_t count, int threads, Fn&& fn) {
   }
   std::vector<std::thread> pool;
   pool.reserve(n - 1);
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  for (size_t t = 1; t < n; ++t) {
+    // No thread to spare: the threads started so far, and this one, take every index.
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   work();
   for (auto& t : pool) t.join();
 }

@@ -16,6 +16,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "model/model_structure.h"
+#include "model/node_split_parse.h"
 #include "model/tensor_size.h"
 #include "model/wire_format_scan.h"
 
@@ -24,13 +25,16 @@ namespace remap {
 namespace {
 
 bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                 static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(INT32_MAX);
   // Each subgraph level is three messages (attribute, graph, node) and a graph's
   // types nest a few more: room for kMaxSubgraphDepth, while the parser's own
   // recursion stays shallow. Deeper models fail here and are measured below.
-  stream.SetRecursionLimit(3 * kMaxSubgraphDepth + 24);
+  constexpr int kRecursionLimit = 3 * kMaxSubgraphDepth + 24;
+  // A large graph's nodes on every core; anything else (and any failure) the plain way.
+  if (ParseSplittingNodes(bytes, kRecursionLimit, NodeSplitOptions{}, model)) return true;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                 static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  stream.SetRecursionLimit(kRecursionLimit);
   return model->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
