@@ -265,6 +265,15 @@ int FirstInputMinRank(const onnx::NodeProto& node, const onnx::OpSchema& schema)
   return -1;
 }
 
+bool InfersFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  return FirstInputMinRank(node, schema) >= 0;
+}
+
+bool UntypedWithoutFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  // Not's inference types its output bool whether or not input 0 has a type.
+  return InfersFromFirstInput(node, schema) && std::string_view(node.op_type()) != "Not";
+}
+
 // Types (and, strict or not, judges) such a node without an inference
 // context: rules emit these operators often, and a context costs more than
 // the rest of their typing. False, leaving the full inference to type the
@@ -445,6 +454,14 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
     *why = unsafe;
     return false;
   }
+  // ONNX's inference of these operators starts by reading input 0's type and
+  // throws when there is none; untyped, the node types nothing and judges
+  // nothing (the catch below). Past a value no rule could type, a chain of
+  // them would throw once per node: an exception costs more than the rest of
+  // a node's typing, and a model with unmapped nodes has many such chains.
+  if (node.input_size() > 0 && !node.input(0).empty() && !ordered_input_types_[0] &&
+      UntypedWithoutFirstInput(node, *schema))
+    return true;
   // ONNX's context takes the node mutable to hand out its graph attributes;
   // only a node with subgraphs needs a copy and a graph context (their
   // inference reads the types of the values they capture).

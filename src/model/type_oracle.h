@@ -18,6 +18,15 @@
 
 namespace remap {
 
+// Whether ONNX 1.12's inference of `node` (at `schema`, its version) gives
+// output 0 the type and shape of input 0, once the input types are allowed:
+// the operators the oracle types without an inference context.
+bool InfersFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+// Whether that inference throws, typing nothing, when input 0 has no type:
+// the oracle then leaves the node untyped without calling ONNX.
+// tests/unit/type_oracle_shortcut_test.cc checks both against ONNX.
+bool UntypedWithoutFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+
 class TypeOracle {
  public:
   // `opsets`: the tree's opset imports (domain -> version; "" for the default domain).

@@ -12,7 +12,7 @@ std::string SourceLocation::ToString() const {
 }
 
 StringSource::StringSource(const std::string& file, std::shared_ptr<const std::string> file_text, int line0, int col0)
-    : field_{file, line0 + 1, col0 + 1}, text_(std::move(file_text)) {}
+    : field_{file, line0 + 1, col0 + 1}, text_(std::move(file_text)), decoded_(std::make_shared<Decoded>()) {}
 
 std::vector<std::pair<int, int>> StringSource::DecodePositions() const {
   std::vector<std::pair<int, int>> positions;
@@ -76,7 +76,9 @@ std::vector<std::pair<int, int>> StringSource::DecodePositions() const {
 }
 
 SourceLocation StringSource::Locate(size_t offset) const {
-  const std::vector<std::pair<int, int>> positions = DecodePositions();
+  if (!decoded_) return field_;
+  std::call_once(decoded_->once, [this] { decoded_->positions = DecodePositions(); });
+  const std::vector<std::pair<int, int>>& positions = decoded_->positions;
   if (positions.empty()) return field_;
   const auto& at = positions[offset < positions.size() ? offset : positions.size() - 1];
   return SourceLocation{field_.file, at.first, at.second};

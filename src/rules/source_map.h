@@ -8,6 +8,7 @@
 #include "core/shared_string.h"
 
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <string>
 #include <utility>
@@ -39,8 +40,10 @@ class StringSource {
   // ParseInfoTree records it.
   StringSource(const std::string& file, std::shared_ptr<const std::string> file_text, int line0, int col0);
 
-  // Decodes the literals only when asked: locations are wanted for errors,
-  // and decoding every field of every rule file at load cost a fifth of it.
+  // Decodes the literals only when first asked: locations are wanted for
+  // errors, and decoding every field of every rule file at load cost a fifth
+  // of it. Then kept: a rule refused on each of thousands of nodes asks for
+  // the same field's locations each time.
   SourceLocation Locate(size_t offset) const;
   const SourceLocation& field() const { return field_; }
 
@@ -48,8 +51,16 @@ class StringSource {
   // The 1-based position of each decoded character, and one past the last.
   std::vector<std::pair<int, int>> DecodePositions() const;
 
+  // The decoded positions, made once; shared by copies of this source, and
+  // safe to ask for from the threads that match models of a batch.
+  struct Decoded {
+    std::once_flag once;
+    std::vector<std::pair<int, int>> positions;
+  };
+
   SourceLocation field_;
   std::shared_ptr<const std::string> text_;
+  std::shared_ptr<Decoded> decoded_;
 };
 
 }  // namespace remap

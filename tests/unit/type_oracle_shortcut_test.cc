@@ -1,0 +1,98 @@
+// The type oracle skips ONNX's inference for the operators InfersFromFirstInput
+// names (it copies input 0's type to the output), and for those
+// UntypedWithoutFirstInput names when input 0 has no type (it leaves the node
+// untyped, where ONNX would throw). Both rest on what ONNX 1.12's inference
+// functions do; this checks them against the linked library, schema version
+// by schema version.
+#include <string>
+#include <unordered_map>
+
+#include <catch2/catch.hpp>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "model/graph_index.h"
+#include "model/type_oracle.h"
+#include "test_models.h"
+
+namespace {
+
+onnx::TypeProto Tensor(int elem_type, int rank) {
+  onnx::TypeProto t;
+  t.mutable_tensor_type()->set_elem_type(elem_type);
+  auto* shape = t.mutable_tensor_type()->mutable_shape();
+  for (int k = 0; k < rank; ++k) shape->add_dim()->set_dim_value(3 + k);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("ONNX infers the operators the oracle propagates from input 0 as it assumes", "[type_oracle]") {
+  int checked = 0;
+  int untyped = 0;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    if (!schema.domain().empty() || !schema.has_type_and_shape_inference_function()) continue;
+    onnx::NodeProto node;
+    node.set_op_type(schema.Name());
+    for (int k = 0; k < std::max(1, schema.min_input()); ++k) node.add_input("in" + std::to_string(k));
+    node.add_output("y");
+    if (!remap::InfersFromFirstInput(node, schema)) continue;
+    ++checked;
+    INFO(schema.Name() << "-" << schema.since_version());
+    // The other inputs (CumSum's axis) typed as ONNX allows them.
+    onnx::TypeProto axis = Tensor(onnx::TensorProto::INT64, 0);
+    std::unordered_map<std::string, onnx::TypeProto*> types;
+    for (int k = 1; k < node.input_size(); ++k) types[node.input(k)] = &axis;
+
+    // Input 0 untyped: ONNX throws, so the node types nothing; where it
+    // does not (Not types its output bool), the oracle calls it.
+    {
+      onnx::shape_inference::InferenceContextImpl ctx(node, types, {}, {}, nullptr, nullptr);
+      if (remap::UntypedWithoutFirstInput(node, schema)) {
+        ++untyped;
+        CHECK_THROWS(schema.GetTypeAndShapeInferenceFunction()(ctx));
+      } else {
+        CHECK_NOTHROW(schema.GetTypeAndShapeInferenceFunction()(ctx));
+      }
+    }
+    // Input 0 typed (a type every such operator allows, at the rank Trilu needs):
+    // the output gets exactly that type.
+    onnx::TypeProto in = Tensor(schema.Name() == "Not" ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT, 2);
+    types[node.input(0)] = &in;
+    onnx::shape_inference::InferenceContextImpl ctx(node, types, {}, {}, nullptr, nullptr);
+    REQUIRE_NOTHROW(schema.GetTypeAndShapeInferenceFunction()(ctx));
+    const onnx::TypeProto* out = ctx.getOutputType(0);
+    REQUIRE(out != nullptr);
+    CHECK(out->SerializeAsString() == in.SerializeAsString());
+  }
+  // The 35 same-type unary operators at each of their versions, CumSum 11 and 14, Trilu 14.
+  CHECK(checked >= 40);
+  CHECK(untyped >= 40);
+}
+
+TEST_CASE("past a value no rule types, the oracle leaves a chain untyped and still types what ONNX types", "[type_oracle]") {
+  // u comes from an operator nobody types; after it, Relu and Trilu (which
+  // ONNX cannot type without their input's type) stay untyped, Not is bool
+  // whatever its input (ONNX's inference of it runs), and a Cast has the type
+  // it names.
+  auto model = remap::testing::ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x) => (float[2, 3] y) {
+      u = org.pytorch.aten.ATen<operator = "no_such_op">(x)
+      r = Relu(u)
+      t = Trilu(r)
+      n = Not(t)
+      c = Cast<to = 7>(t)
+      y = Sigmoid(x)
+    })");
+  remap::GraphIndex index = remap::GraphIndex::ForGraph(model.graph());
+  remap::TypeOracle oracle(&index, {{"", 14}, {"org.pytorch.aten", 1}});
+  index.AttachTypeOracle(&oracle);
+  CHECK(oracle.TypeOf("r").elem_type == 0);
+  CHECK(oracle.TypeOf("t").elem_type == 0);
+  CHECK(oracle.TypeOf("n").elem_type == onnx::TensorProto::BOOL);
+  CHECK(oracle.TypeOf("c").elem_type == onnx::TensorProto::INT64);
+  const remap::TensorType y = oracle.TypeOf("y");
+  CHECK(y.elem_type == onnx::TensorProto::FLOAT);
+  CHECK(y.rank == 2);
+}
