@@ -16,6 +16,7 @@
 #include "model/graph_index.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
+#include "model/schema_lookup.h"
 #include "opset/opset_changes.h"
 #include "opset/opset_raise.h"
 #include "rewrite/node_list_editor.h"
@@ -40,9 +41,9 @@ bool SameAttributeValue(const onnx::AttributeProto& a, const onnx::AttributeProt
 // registry has both schemas.
 Status CheckLoweredAttributes(onnx::NodeProto* node, int from, int to) {
   if (to > kNewestKnownSchemaOpset) return Status::Ok();
-  const auto* old_schema = onnx::OpSchemaRegistry::Schema(node->op_type(), to, "");
+  const auto* old_schema = FindSchema(node->op_type(), to, "");
   if (!old_schema) return Refuse(fmt::format("{} does not exist at opset {}", node->op_type(), to));
-  const auto* new_schema = onnx::OpSchemaRegistry::Schema(node->op_type(), std::min(from, kNewestKnownSchemaOpset), "");
+  const auto* new_schema = FindSchema(node->op_type(), std::min(from, kNewestKnownSchemaOpset), "");
   auto* attrs = node->mutable_attribute();
   for (int k = 0; k < attrs->size();) {
     const auto& attr = attrs->Get(k);
@@ -72,7 +73,7 @@ Status CheckLoweredAttributes(onnx::NodeProto* node, int from, int to) {
 // 1.12's registry has the older schema and the input's type is known.
 Status CheckLoweredTypes(const onnx::NodeProto& node, int to, const AdapterContext& ctx) {
   if (to > kNewestKnownSchemaOpset) return Status::Ok();
-  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), to, "");
+  const auto* schema = FindSchema(node.op_type(), to, "");
   if (!schema || schema->inputs().empty()) return Status::Ok();
   const auto& params = schema->inputs();
   for (int k = 0; k < node.input_size(); ++k) {

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <google/protobuf/io/coded_stream.h>
 
 #include "model/model_structure.h"
 #include "model/node_split_parse.h"
@@ -30,12 +29,8 @@ bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
   // recursion stays shallow. Deeper models fail here and are measured below.
   constexpr int kRecursionLimit = 3 * kMaxSubgraphDepth + 24;
   // A large graph's nodes on every core; anything else (and any failure) the plain way.
-  if (ParseSplittingNodes(bytes, kRecursionLimit, NodeSplitOptions{}, model)) return true;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                 static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(INT32_MAX);
-  stream.SetRecursionLimit(kRecursionLimit);
-  return model->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  return ParseSplittingNodes(bytes, kRecursionLimit, NodeSplitOptions{}, model) ||
+         ParseMessageBytes(bytes.data(), bytes.size(), kRecursionLimit, model);
 }
 
 Status CheckParsed(const onnx::ModelProto& model, const std::string& name) {

@@ -17,13 +17,6 @@ constexpr uint32_t kModelGraphField = 7;  // ModelProto.graph
 constexpr uint32_t kGraphNodeField = 1;   // GraphProto.node
 constexpr uint32_t kLengthDelimited = 2;
 
-bool ParsePart(const char* data, size_t size, int recursion_limit, google::protobuf::MessageLite* message) {
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(data), static_cast<int>(size));
-  stream.SetTotalBytesLimit(INT32_MAX);
-  stream.SetRecursionLimit(recursion_limit);
-  return message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
-}
-
 // Where the main graph's node records are: [start, end) of the run, and the
 // record starts a piece may begin at (about every `step` bytes).
 struct NodeRun {
@@ -74,6 +67,13 @@ bool FindNodeRun(const std::string& bytes, size_t step, NodeRun* run) {
 
 }  // namespace
 
+bool ParseMessageBytes(const char* data, size_t size, int recursion_limit, google::protobuf::MessageLite* message) {
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(data), static_cast<int>(size));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  stream.SetRecursionLimit(recursion_limit);
+  return message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
 bool ParseSplittingNodes(const std::string& bytes, int recursion_limit, const NodeSplitOptions& options,
                          onnx::ModelProto* model) {
   const int threads = options.threads > 0 ? options.threads : CoreCount();
@@ -115,9 +115,9 @@ bool ParseSplittingNodes(const std::string& bytes, int recursion_limit, const No
   // limit where the whole parse has it.
   ParallelFor(n_pieces + 1, threads, [&](size_t i) {
     if (i == n_pieces) {
-      ok[i] = ParsePart(rest.data(), rest.size(), recursion_limit, &whole);
+      ok[i] = ParseMessageBytes(rest.data(), rest.size(), recursion_limit, &whole);
     } else {
-      ok[i] = ParsePart(data + bounds[i], bounds[i + 1] - bounds[i], recursion_limit - 1, &parts[i]);
+      ok[i] = ParseMessageBytes(data + bounds[i], bounds[i + 1] - bounds[i], recursion_limit - 1, &parts[i]);
     }
   });
   if (std::find(ok.begin(), ok.end(), 0) != ok.end() || !whole.has_graph() || whole.graph().node_size() != 0)

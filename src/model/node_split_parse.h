@@ -12,9 +12,15 @@
 #include <cstddef>
 #include <string>
 
+#include <google/protobuf/message_lite.h>
 #include <onnx/onnx_pb.h>
 
 namespace remap {
+
+// Parses one serialized message from [data, data + size) the way the loader
+// does: no total size limit below protobuf's own, `recursion_limit` levels
+// of nesting, every byte consumed.
+bool ParseMessageBytes(const char* data, size_t size, int recursion_limit, google::protobuf::MessageLite* message);
 
 struct NodeSplitOptions {
   // Below this many bytes of node records a second thread costs more than it saves.
