@@ -33,10 +33,28 @@ AP::AttributeType DeclaredType(const onnx::NodeProto& n, const std::string& attr
   return it == schema->attributes().end() ? AP::UNDEFINED : static_cast<AP::AttributeType>(it->second.type);
 }
 
+// An argument of a frame, read in place: the rule's binding's, or a
+// fragment call's own (Frame::owned).
 struct FrameArg {
+  std::string_view name;
+  const Value* value = nullptr;
+  const std::string* graph_name = nullptr;    // the graph value feeding it; "" for attributes, defaults and None
+  const std::string* not_constant = nullptr;  // why a scalar has no value
+};
+
+const std::string kNoReason;  // a fragment's arguments are constants or tensors
+
+// What a fragment call computes for an argument of the fragment.
+struct OwnedArg {
   Value value;
-  std::string graph_name;    // the graph value feeding it; "" for attributes, defaults and None
-  std::string not_constant;  // why a scalar has no value
+  std::string graph_name;
+};
+
+// A return of a frame.
+struct FrameReturn {
+  std::string_view name;   // the template name
+  std::string graph_name;  // the graph value it writes
+  bool assigned = false;
 };
 
 // One instantiation of a template: the rule's replacement for a node, or one
@@ -44,13 +62,29 @@ struct FrameArg {
 struct Frame {
   const ReplacementTemplate* tpl = nullptr;
   const StringSource* source = nullptr;
-  std::unordered_map<std::string, FrameArg> args;
-  std::vector<std::string> return_names;                 // template names of the returns
-  std::unordered_map<std::string, std::string> returns;  // template name -> graph name
-  std::unordered_map<std::string, bool> assigned;        // returns assigned so far
-  std::vector<std::pair<std::string, Value>> vars;       // @for / @let, innermost last
+  // Signatures have a few arguments and returns: searched in order, no
+  // hashing, no copy of the binding's values. Argument names are unique (the
+  // signature parser refuses repeats); of a repeated return name, the last
+  // entry is the return.
+  std::vector<FrameArg> args;
+  std::vector<OwnedArg> owned;  // reserved up front: args point into it
+  std::vector<FrameReturn> returns;
+  std::vector<std::pair<std::string, Value>> vars;  // @for / @let, innermost last
   // Template name -> graph name; [0] the frame's own scope, then one per open subgraph.
   std::vector<std::unordered_map<std::string, std::string>> scopes{1};
+
+  const FrameArg* Arg(std::string_view name) const {
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+      if (it->name == name) return &*it;
+    }
+    return nullptr;
+  }
+  FrameReturn* Return(std::string_view name) {
+    for (auto it = returns.rbegin(); it != returns.rend(); ++it) {
+      if (it->name == name) return &*it;
+    }
+    return nullptr;
+  }
 };
 
 class Instantiator {
@@ -60,10 +94,11 @@ class Instantiator {
 
   bool Run(Frame* frame, std::vector<onnx::NodeProto>* out) {
     if (!EmitItems(frame->tpl->items(), frame, out)) return false;
-    for (const std::string& ret : frame->return_names) {
-      if (!frame->assigned[ret])
+    for (const FrameReturn& ret : frame->returns) {
+      // A repeated name is one return: assigned when its last entry is.
+      if (!frame->Return(ret.name)->assigned)
         return Fail(frame, frame->source->field(),
-                    fmt::format("the replacement did not assign '{}' for these arguments", ret));
+                    fmt::format("the replacement did not assign '{}' for these arguments", ret.name));
     }
     return true;
   }
@@ -85,16 +120,16 @@ class Instantiator {
       for (auto it = frame->vars.rbegin(); it != frame->vars.rend(); ++it) {
         if (it->first == n) return &it->second;
       }
-      auto a = frame->args.find(n);
-      if (a == frame->args.end()) {
+      const FrameArg* a = frame->Arg(n);
+      if (!a) {
         *why = fmt::format("'{}' is not bound", n);
         return nullptr;
       }
-      if (!a->second.not_constant.empty()) {
-        *why = fmt::format("argument '{}' is not a constant: {}", n, a->second.not_constant);
+      if (!a->not_constant->empty()) {
+        *why = fmt::format("argument '{}' is not a constant: {}", n, *a->not_constant);
         return nullptr;
       }
-      return &a->second.value;
+      return a->value;
     };
     ExprError e;
     if (!frame->tpl->expressions()[k].Evaluate(lookup, out, &e))
@@ -219,19 +254,17 @@ class Instantiator {
         return true;
       }
     }
-    auto r = frame->returns.find(text);
-    if (r != frame->returns.end() && frame->assigned[text]) {
-      out->push_back(r->second);
+    const FrameReturn* r = frame->Return(text);
+    if (r && r->assigned) {
+      out->push_back(r->graph_name);
       return true;
     }
-    auto a = frame->args.find(text);
-    if (a != frame->args.end()) {
-      const FrameArg& arg = a->second;
-      if (arg.graph_name.empty() && !arg.value.is_none())
+    if (const FrameArg* a = frame->Arg(text)) {
+      if (a->graph_name->empty() && !a->value->is_none())
         return Fail(frame, frame->source->field(),
                     fmt::format("argument '{}' came from an attribute or default, so it has no graph value to use as "
                                 "an input; use ${{{}}} as an attribute (e.g. of a Constant)", text, text));
-      out->push_back(arg.graph_name);
+      out->push_back(*a->graph_name);
       return true;
     }
     return Fail(frame, frame->source->field(), fmt::format("'{}' is used before it is assigned", text));
@@ -247,13 +280,13 @@ class Instantiator {
     for (const auto& s : frame->scopes) {
       if (s.count(text)) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
     }
-    if (frame->args.count(text))
+    if (frame->Arg(text))
       return Fail(frame, frame->source->field(), fmt::format("output '{}' has the name of an argument", text));
-    auto r = frame->returns.find(text);
-    if (r != frame->returns.end() && frame->scopes.size() == 1) {
-      if (frame->assigned[text]) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
-      frame->assigned[text] = true;
-      *graph_name = r->second;
+    FrameReturn* r = frame->Return(text);
+    if (r && frame->scopes.size() == 1) {
+      if (r->assigned) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
+      r->assigned = true;
+      *graph_name = r->graph_name;
       return true;
     }
     *graph_name = index_->FreshValueName(base_ + "/" + text);
@@ -358,8 +391,9 @@ class Instantiator {
     }
     std::vector<bool> attr_used(static_cast<size_t>(call.attribute_size()), false);
     size_t next_input = 0;
+    callee.owned.reserve(fragment.signature.args.size());  // no move: args point into it
     for (const Argument& arg : fragment.signature.args) {
-      FrameArg fa;
+      OwnedArg& fa = callee.owned.emplace_back();
       if (IsTensorType(arg.type)) {
         if (next_input < inputs.size()) {
           fa.graph_name = inputs[next_input++];
@@ -395,7 +429,7 @@ class Instantiator {
                       fmt::format("fragment {} needs attribute '{}'", fragment.name, arg.name));
         }
       }
-      callee.args[arg.name] = std::move(fa);
+      callee.args.push_back(FrameArg{arg.name, &fa.value, &fa.graph_name, &kNoReason});
     }
     if (next_input < inputs.size())
       return Fail(caller, caller->source->field(),
@@ -416,8 +450,7 @@ class Instantiator {
       } else {
         graph_name = index_->FreshValueName(base_ + "/" + returns[k]);
       }
-      callee.return_names.push_back(returns[k]);
-      callee.returns[returns[k]] = graph_name;
+      callee.returns.push_back(FrameReturn{returns[k], std::move(graph_name)});
     }
     bool ok = Run(&callee, out);
     --depth_;
@@ -442,13 +475,13 @@ bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Altern
   Frame frame;
   frame.tpl = &alt.replacement;
   frame.source = alt.replace_source.get();
-  for (const BoundArgument& b : binding.args()) frame.args[b.arg->name] = FrameArg{b.value, b.input, b.not_constant};
+  for (const BoundArgument& b : binding.args()) frame.args.push_back(FrameArg{b.arg->name, &b.value, &b.input, &b.not_constant});
   const auto& returns = rule.signature.returns;
   for (size_t k = 0; k < returns.size(); ++k) {
     int out_index = static_cast<int>(k);
     bool has_output = out_index < node.output_size() && !node.output(out_index).empty();
-    frame.return_names.push_back(returns[k]);
-    frame.returns[returns[k]] = has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k]);
+    frame.returns.push_back(
+        FrameReturn{returns[k], has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k])});
   }
   Instantiator instantiator(base, target_opset, index);
   std::vector<onnx::NodeProto> emitted;

@@ -1,8 +1,9 @@
 // Evaluates an expression tree: names through the caller's Lookup (after the
 // comprehension variables in scope), operators with Python's semantics.
-#include <deque>
+#include <list>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -156,15 +157,33 @@ class Evaluator {
         return true;
       }
     }
-    auto cached = looked_up_.find(n.name);
-    if (cached == looked_up_.end()) {
-      std::string why;
-      const Value* v = lookup_(n.name, &why);
-      if (!v) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
-      cached = looked_up_.emplace(n.name, v).first;
+    if (const Value* const* cached = LookedUp(n.name)) {
+      *out = *cached;
+      return true;
     }
-    *out = cached->second;
+    std::string why;
+    const Value* v = lookup_(n.name, &why);
+    if (!v) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
+    if (looked_up_.size() < kFewNames) {
+      looked_up_.emplace_back(n.name, v);
+    } else {
+      if (many_looked_up_.empty()) many_looked_up_.insert(looked_up_.begin(), looked_up_.end());
+      many_looked_up_.emplace(n.name, v);
+    }
+    *out = v;
     return true;
+  }
+
+  // The cached lookup of `name`, or nullptr.
+  const Value* const* LookedUp(std::string_view name) const {
+    if (!many_looked_up_.empty()) {
+      auto it = many_looked_up_.find(name);
+      return it == many_looked_up_.end() ? nullptr : &it->second;
+    }
+    for (const auto& [key, value] : looked_up_) {
+      if (key == name) return &value;
+    }
+    return nullptr;
   }
 
   // `n`'s value without a copy where it is already kept (a name, an item of
@@ -218,7 +237,7 @@ class Evaluator {
         for (size_t v = 0; v < clause.names.size(); ++v) locals_.emplace_back(clause.names[v], item.list[v]);
       }
       bool ok = EvalClauses(comp, k + 1, items);
-      locals_.resize(depth);
+      while (locals_.size() > depth) locals_.pop_back();
       if (!ok) return false;
     }
     return true;
@@ -357,11 +376,16 @@ class Evaluator {
 
   const Expression::Lookup& lookup_;
   ExprError* error_;
-  // Comprehension variables, innermost last; a deque so that references to
-  // them (Ref) survive the pushes of a nested comprehension.
-  std::deque<std::pair<std::string, Value>> locals_;
-  // Names from lookup_, which do not change during one evaluation.
-  std::unordered_map<std::string, const Value*> looked_up_;
+  // Comprehension variables, innermost last; a list so that references to
+  // them (Ref) survive the pushes of a nested comprehension (and, unlike a
+  // deque, an empty one allocates nothing: most expressions have none).
+  std::list<std::pair<std::string, Value>> locals_;
+  // Names from lookup_, which do not change during one evaluation, keyed by
+  // the tree's own strings. Most expressions read a few: searched in order;
+  // past kFewNames, hashed.
+  static constexpr size_t kFewNames = 8;
+  std::vector<std::pair<std::string_view, const Value*>> looked_up_;
+  std::unordered_map<std::string_view, const Value*> many_looked_up_;
   size_t steps_ = 0;
 };
 
