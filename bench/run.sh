@@ -9,8 +9,11 @@
 #           tool's allocator; only when the build has it)
 #   cp      cp IN [its external data files] OUTDIR/
 #   cpsync  the same cp, then sync of the copies (onnx-remap fsyncs its output)
-# timing each with /usr/bin/time -f '%e %M %U %S' (wall s, peak RSS KiB, user
-# and system CPU s: on a shared machine CPU time is the steadier), checks the
+# timing each with bash's `time` (wall, user and system CPU seconds, to the
+# millisecond: on a shared machine CPU time is the steadier) around
+# /usr/bin/time -f '%M' (peak RSS KiB; its own %e counts 10 ms steps, too
+# coarse for the small models, and it adds about 1 ms to every command alike),
+# checks the
 # outputs of tool and python with check_output (loads, no ATen left,
 # initializers byte-identical), and prints the medians and ratios as a
 # Markdown table. Exit status 1 when any run or check failed.
@@ -81,13 +84,14 @@ gen_args() {
 # The files a model consists of: the .onnx and the external data beside it.
 model_files() { ls "$MODELDIR/$1.onnx" "$MODELDIR/$1.weights" 2>/dev/null; }
 
-# run NAME MODEL OUTDIR CMD...: one timed run; appends "NAME MODEL secs kib" to
-# $WORK/times, or "NAME MODEL fail exit" when the command fails.
+# run NAME MODEL OUTDIR CMD...: one timed run; appends "NAME MODEL wall kib
+# user sys" to $WORK/times, or "NAME MODEL fail exit" when the command fails.
 run() {
   local name=$1 model=$2 out=$3
   shift 3
   rm -rf "$out" && mkdir -p "$out"
-  /usr/bin/time -f '%e %M %U %S' -o "$WORK/time.txt" "$@" >"$WORK/cmd.log" 2>&1
+  local TIMEFORMAT='%3R %3U %3S'
+  { time /usr/bin/time -f '%M' -o "$WORK/rss.txt" "$@" >"$WORK/cmd.log" 2>&1; } 2>"$WORK/time.txt"
   local rc=$?
   # onnx-remap exits 1 when nodes are left: the check below reports it.
   if [[ $rc -ne 0 && ! ($name == tool && $rc -eq 1) ]]; then
@@ -96,7 +100,9 @@ run() {
     FAILED=1
     return
   fi
-  echo "$name $model $(tail -n 1 "$WORK/time.txt")" >>"$WORK/times"
+  local wall user sys
+  read -r wall user sys <"$WORK/time.txt"
+  echo "$name $model $wall $(tail -n 1 "$WORK/rss.txt") $user $sys" >>"$WORK/times"
   if [[ $name == tool || $name == python ]] && ! "$CHECK" "$MODELDIR/$model.onnx" "$out/$model.onnx"; then
     echo "  $name on $model: output check failed" >&2
     echo "$name $model badout 0" >>"$WORK/times"
@@ -151,12 +157,13 @@ for model in $MODELS; do
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     function human(b) { return b >= 1e9 ? sprintf("%.2f GB", b / 1e9) : b >= 1e6 ? sprintf("%.1f MB", b / 1e6) : sprintf("%.0f kB", b / 1e3) }
+    function secs(s) { return s < 1 ? sprintf("%.3f s", s) : sprintf("%.2f s", s) }
     function cell(c) {
       if (bad[c]) return bad[c]
       if (!(c in t)) return "n/a"
-      return sprintf("%.2f s (cpu %.2f s), %s", T[c], U[c], human(M[c] * 1024))
+      return sprintf("%s (cpu %s), %s", secs(T[c]), secs(U[c]), human(M[c] * 1024))
     }
-    function div(a, b) { return b > 0 ? sprintf("%.1f", a / b) : "inf" }
+    function div(a, b) { return b > 0 ? sprintf(a / b < 10 ? "%.2f" : "%.1f", a / b) : "inf" }
     function ratio(c) { return (bad["tool"] || bad[c] || !(c in t) || !("tool" in t)) ? "-" : div(T["tool"], T[c]) "x (cpu " div(U["tool"], U[c]) "x)" }
     $2 == model && $3 == "fail" { bad[$1] = "fails (exit " $4 ")"; next }
     $2 == model && $3 == "badout" { bad[$1] = "wrong output"; next }
