@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <onnx/defs/schema.h>
 
+#include "core/few_names_map.h"
 #include "match/constant_reader.h"
 #include "match/tensor_value.h"
 #include "model/opset_import.h"
@@ -71,7 +72,7 @@ struct Frame {
   std::vector<FrameReturn> returns;
   std::vector<std::pair<std::string, Value>> vars;  // @for / @let, innermost last
   // Template name -> graph name; [0] the frame's own scope, then one per open subgraph.
-  std::vector<std::unordered_map<std::string, std::string>> scopes{1};
+  std::vector<FewNamesMap<std::string, std::string>> scopes{1};
 
   const FrameArg* Arg(std::string_view name) const {
     for (auto it = args.rbegin(); it != args.rend(); ++it) {
@@ -248,9 +249,8 @@ class Instantiator {
     if (!ResolveName(name, frame, &text, out, &direct)) return false;
     if (direct) return true;
     for (auto s = frame->scopes.rbegin(); s != frame->scopes.rend(); ++s) {
-      auto it = s->find(text);
-      if (it != s->end()) {
-        out->push_back(it->second);
+      if (const std::string* graph_name = s->Find(text)) {
+        out->push_back(*graph_name);
         return true;
       }
     }
@@ -278,7 +278,7 @@ class Instantiator {
     if (!ResolveName(name, frame, &text, &direct, &is_direct)) return false;
     if (is_direct) return Fail(frame, frame->source->field(), "an output name cannot be a tensor argument");
     for (const auto& s : frame->scopes) {
-      if (s.count(text)) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
+      if (s.Find(text)) return Fail(frame, frame->source->field(), fmt::format("'{}' is assigned twice", text));
     }
     if (frame->Arg(text))
       return Fail(frame, frame->source->field(), fmt::format("output '{}' has the name of an argument", text));
@@ -290,7 +290,7 @@ class Instantiator {
       return true;
     }
     *graph_name = index_->FreshValueName(base_ + "/" + text);
-    frame->scopes.back()[text] = *graph_name;
+    frame->scopes.back().Insert(std::move(text), *graph_name);
     return true;
   }
 

@@ -2,11 +2,11 @@
 // comprehension variables in scope), operators with Python's semantics.
 #include <list>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/few_names_map.h"
 #include "rules/expression.h"
 #include "rules/expression_functions.h"
 #include "rules/expression_node.h"
@@ -157,33 +157,16 @@ class Evaluator {
         return true;
       }
     }
-    if (const Value* const* cached = LookedUp(n.name)) {
+    if (const Value* const* cached = looked_up_.Find(n.name)) {
       *out = *cached;
       return true;
     }
     std::string why;
     const Value* v = lookup_(n.name, &why);
     if (!v) return Fail(n, why.empty() ? fmt::format("'{}' is not bound", n.name) : why);
-    if (looked_up_.size() < kFewNames) {
-      looked_up_.emplace_back(n.name, v);
-    } else {
-      if (many_looked_up_.empty()) many_looked_up_.insert(looked_up_.begin(), looked_up_.end());
-      many_looked_up_.emplace(n.name, v);
-    }
+    looked_up_.Insert(n.name, v);
     *out = v;
     return true;
-  }
-
-  // The cached lookup of `name`, or nullptr.
-  const Value* const* LookedUp(std::string_view name) const {
-    if (!many_looked_up_.empty()) {
-      auto it = many_looked_up_.find(name);
-      return it == many_looked_up_.end() ? nullptr : &it->second;
-    }
-    for (const auto& [key, value] : looked_up_) {
-      if (key == name) return &value;
-    }
-    return nullptr;
   }
 
   // `n`'s value without a copy where it is already kept (a name, an item of
@@ -381,11 +364,8 @@ class Evaluator {
   // deque, an empty one allocates nothing: most expressions have none).
   std::list<std::pair<std::string, Value>> locals_;
   // Names from lookup_, which do not change during one evaluation, keyed by
-  // the tree's own strings. Most expressions read a few: searched in order;
-  // past kFewNames, hashed.
-  static constexpr size_t kFewNames = 8;
-  std::vector<std::pair<std::string_view, const Value*>> looked_up_;
-  std::unordered_map<std::string_view, const Value*> many_looked_up_;
+  // the tree's own strings.
+  FewNamesMap<std::string_view, const Value*> looked_up_;
   size_t steps_ = 0;
 };
 
