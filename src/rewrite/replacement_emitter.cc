@@ -74,14 +74,14 @@ struct Frame {
   // Template name -> graph name; [0] the frame's own scope, then one per open subgraph.
   std::vector<FewNamesMap<std::string, std::string>> scopes{1};
 
-  const FrameArg* Arg(std::string_view name) const {
-    for (auto it = args.rbegin(); it != args.rend(); ++it) {
-      if (it->name == name) return &*it;
-    }
-    return nullptr;
-  }
-  FrameReturn* Return(std::string_view name) {
-    for (auto it = returns.rbegin(); it != returns.rend(); ++it) {
+  const FrameArg* Arg(std::string_view name) const { return LastNamed(args, name); }
+  FrameReturn* Return(std::string_view name) { return LastNamed(returns, name); }
+
+ private:
+  // The last entry called `name` (const or not, as `items` is), or nullptr.
+  template <typename Items>
+  static auto LastNamed(Items& items, std::string_view name) -> decltype(&items.back()) {
+    for (auto it = items.rbegin(); it != items.rend(); ++it) {
       if (it->name == name) return &*it;
     }
     return nullptr;
