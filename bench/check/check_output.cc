@@ -12,6 +12,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "../whole_file.h"
+
 namespace {
 
 std::string Folder(const std::string& path) {
@@ -20,12 +22,8 @@ std::string Folder(const std::string& path) {
 }
 
 bool Load(const std::string& path, onnx::ModelProto* model) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  std::string bytes(static_cast<size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return in && model->ParseFromString(bytes);
+  std::string bytes;
+  return ReadWholeFile(path.c_str(), &bytes) && model->ParseFromString(bytes);
 }
 
 // The tensor's data as bytes, wherever it is stored; empty with *error set

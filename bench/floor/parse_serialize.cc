@@ -10,18 +10,16 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "../whole_file.h"
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: parse_serialize IN.onnx OUT.onnx\n";
     return 2;
   }
-  // One buffer of the file's size, as the tool's loader reads it.
-  std::ifstream in(argv[1], std::ios::binary | std::ios::ate);
-  std::string bytes(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::string bytes;
   onnx::ModelProto model;
-  if (!in || !model.ParseFromString(bytes)) {
+  if (!ReadWholeFile(argv[1], &bytes) || !model.ParseFromString(bytes)) {
     std::cerr << "parse_serialize: error: " << argv[1] << ": not a readable ONNX model\n";
     return 3;
   }

@@ -19,6 +19,7 @@
 
 #include "model/name_table.h"
 #include "model/wire_format_scan.h"
+#include "../whole_file.h"
 
 namespace {
 
@@ -116,11 +117,8 @@ int main(int argc, char** argv) {
     std::cerr << "usage: wire_pass IN.onnx OUT.onnx\n";
     return 2;
   }
-  std::ifstream in(argv[1], std::ios::binary | std::ios::ate);
-  std::string bytes(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!in) {
+  std::string bytes;
+  if (!ReadWholeFile(argv[1], &bytes)) {
     std::cerr << "wire_pass: error: " << argv[1] << ": cannot read\n";
     return 3;
   }
