@@ -1,9 +1,11 @@
 #include "cli/text_render.h"
 
+#include <array>
 #include <map>
 #include <string>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -60,13 +62,48 @@ void RenderEveryNode(const RewriteReport& rep, const TerminalStyle& style, std::
     *out += fmt::format("  {}      {}: {}\n", style.Paint("left", Color::kYellow), Describe(n), n.reason);
 }
 
+// Records a rewrite treated alike share their interned fields (rule, op,
+// emitted list...). Grouping them by those addresses costs a pointer hash per
+// record; the printed key of each group is then built once, not once per
+// record of a 100k-node model. Fields not interned (equal text, other
+// storage) land in separate groups here; the callers' maps by text merge them.
+using InternedKey = std::array<const void*, 4>;
+struct InternedKeyHash {
+  size_t operator()(const InternedKey& k) const {
+    size_t h = 0;
+    for (const void* p : k) h = h * 0x9E3779B97F4A7C15ull + std::hash<const void*>()(p);
+    return h;
+  }
+};
+struct InternedGroup {
+  const NodeOutcome* first = nullptr;
+  size_t count = 0;
+};
+// Groups in the order of their first record.
+template <typename KeyOf>
+std::vector<InternedGroup> GroupInterned(std::initializer_list<const std::vector<NodeOutcome>*> lists, KeyOf key_of) {
+  std::vector<InternedGroup> groups;
+  std::unordered_map<InternedKey, size_t, InternedKeyHash> at;
+  for (const auto* list : lists) {
+    for (const auto& n : *list) {
+      auto [it, added] = at.emplace(key_of(n), groups.size());
+      if (added) groups.push_back(InternedGroup{&n, 0});
+      ++groups[it->second].count;
+    }
+  }
+  return groups;
+}
+
 void RenderGroups(const std::vector<NodeOutcome>& rewritten, const std::vector<NodeOutcome>& remaining,
                   const TerminalStyle& style, std::string* out) {
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const NodeOutcome*>> applied;
-  for (const auto& n : rewritten) applied[{n.rule, What(n), Emitted(n.emitted)}].push_back(&n);
-  for (const auto& [key, nodes] : applied) {
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> applied;
+  const auto groups = GroupInterned({&rewritten}, [](const NodeOutcome& n) {
+    return InternedKey{n.rule.identity(), n.op.identity(), n.aten_operator.identity(), n.emitted.identity()};
+  });
+  for (const InternedGroup& g : groups) applied[{g.first->rule, What(*g.first), Emitted(g.first->emitted)}] += g.count;
+  for (const auto& [key, count] : applied) {
     const auto& [rule, what, emitted] = key;
-    *out += fmt::format("  rewritten {} x {} -> {} [{}]\n", nodes.size(), what, emitted, rule);
+    *out += fmt::format("  rewritten {} x {} -> {} [{}]\n", count, what, emitted, rule);
   }
   std::map<std::pair<std::string, std::string>, std::vector<const NodeOutcome*>> left;
   for (const auto& n : remaining) left[{What(n), n.reason}].push_back(&n);
@@ -112,18 +149,16 @@ std::string RenderModelText(const ModelResult& r, ModelCommand command, bool ver
 
 std::string RenderScanText(const ModelResult& r, const std::string& target, const TerminalStyle& style) {
   if (!r.has_report) return "";
-  struct Group {
-    const NodeOutcome* first = nullptr;
-    size_t count = 0;
-  };
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, Group> groups;
-  auto add = [&](const NodeOutcome& n) {
-    Group& g = groups[{n.form, n.op, n.aten_operator, n.rule}];
-    if (!g.first) g.first = &n;
-    ++g.count;
-  };
-  for (const auto& n : r.report.rewritten) add(n);
-  for (const auto& n : r.report.remaining) add(n);
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, InternedGroup> groups;
+  const auto interned = GroupInterned({&r.report.rewritten, &r.report.remaining}, [](const NodeOutcome& n) {
+    return InternedKey{n.form.identity(), n.op.identity(), n.aten_operator.identity(), n.rule.identity()};
+  });
+  for (const InternedGroup& i : interned) {
+    const NodeOutcome& n = *i.first;
+    InternedGroup& g = groups[{n.form, n.op, n.aten_operator, n.rule}];
+    if (!g.first) g.first = &n;  // interned is in order of first record
+    g.count += i.count;
+  }
   const size_t total = r.report.rewritten.size() + r.report.remaining.size();
   std::string out = fmt::format("{}: opset {}, target {}, {}, {} covered by rules\n", r.input,
                                 r.report.opset_before ? std::to_string(r.report.opset_before) : "none",

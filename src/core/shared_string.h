@@ -31,6 +31,8 @@ class SharedString {
   bool empty() const { return str().empty(); }
   // The same storage: equal contents, compared in O(1) (interned values).
   bool SharesWith(const SharedString& other) const { return s_ == other.s_; }
+  // The storage's address: a hash key for grouping interned values.
+  const void* identity() const { return s_.get(); }
 
   friend bool operator==(const SharedString& a, const SharedString& b) { return a.s_ == b.s_ || a.str() == b.str(); }
   friend bool operator!=(const SharedString& a, const SharedString& b) { return !(a == b); }
@@ -69,6 +71,7 @@ class SharedList {
   const T& back() const { return items().back(); }
   // The same storage (interned values).
   bool SharesWith(const SharedList& other) const { return v_ == other.v_; }
+  const void* identity() const { return v_.get(); }
 
   friend bool operator==(const SharedList& a, const SharedList& b) { return a.v_ == b.v_ || a.items() == b.items(); }
   friend bool operator==(const SharedList& a, const std::vector<T>& b) { return a.items() == b; }
