@@ -1,5 +1,5 @@
 // Builds the versioned report (report.proto) from pipeline results, and
-// prints or parses it as JSON with protobuf's own JSON support.
+// prints it as JSON (report/proto_json) or parses it with protobuf's JSON parser.
 #pragma once
 
 #include <optional>
