@@ -288,7 +288,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   const int target = options.target_opset.value_or(model_opset);
   report.opset_before = model_opset;
   // Converted first: the rules then work on (and emit into) a model at the target opset.
+  bool converted_opset = false;
   if (target != model_opset && model_opset != 0) {
+    converted_opset = true;
     auto converted = ConvertOpset(model, target);
     if (!converted) return converted.status();
     if (!converted->refused.empty()) return Status(ErrorCode::kOpsetRefused, DescribeRefusals(*converted));
@@ -308,7 +310,8 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
   // Main graph tree.
   {
     auto imports = NonDefaultImports(model->opset_import());
-    GraphIndex index = GraphIndex::ForGraph(model->graph());
+    GraphIndex index = options.main_index && !converted_opset ? std::move(*options.main_index)
+                                                              : GraphIndex::ForGraph(model->graph());
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
     MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index)};

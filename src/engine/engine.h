@@ -14,6 +14,8 @@
 
 namespace remap {
 
+class GraphIndex;
+
 struct RewriteOptions {
   // Default-domain opset of the result; alternatives are chosen for it. Unset:
   // the model's own. Above the model's: the model is raised, if that is safe.
@@ -26,6 +28,10 @@ struct RewriteOptions {
   // When set, receives every node the rewrite added, where it is in the
   // model, so that validation can check only those (CheckAddedNodes).
   std::vector<AddedNode>* added = nullptr;
+  // The main graph's index, when the loader built it (LoadModel's
+  // main_index): taken over, unless the rewrite converts the opset first
+  // (which edits the nodes it points to); else built here.
+  GraphIndex* main_index = nullptr;
 };
 
 // Rewrites `model` in place. An unknown target_name is a kUsage error. On error the model may be partly edited: callers

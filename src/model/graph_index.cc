@@ -32,7 +32,62 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   return index;
 }
 
-void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
+MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph) {
+  index_.t_->values.Reserve(ValuesDefinedIn(graph));
+  index_.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()));
+  index_.IndexGraphValues(graph);
+  for (const auto& init : graph.sparse_initializer()) sparse_.insert(init.values().name());
+}
+
+bool MainGraphIndexBuilder::UseInputs(const onnx::NodeProto& node, std::string_view* undefined) {
+  if (!node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
+  for (const auto& in : node.input()) {
+    if (in.empty()) continue;
+    GraphIndex::Entry& e = index_.Slot(in);
+    if (e.producer().kind == Producer::Kind::kUnknown && !Sparse(in)) {
+      *undefined = in;
+      return false;
+    }
+    ++e.uses;
+  }
+  return true;
+}
+
+bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::string_view* twice, Producer* first) {
+  for (const auto& out : node.output()) {
+    if (out.empty()) continue;
+    GraphIndex::Entry& e = index_.Slot(out);
+    if (e.producer().kind != Producer::Kind::kUnknown || Sparse(out)) {
+      *twice = out;
+      *first = e.producer();
+      return false;
+    }
+    e.set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
+  }
+  ForEachSubgraph(node, [&](const onnx::GraphProto&) {
+    if (with_subgraphs_.empty() || with_subgraphs_.back() != &node) with_subgraphs_.push_back(&node);
+  });
+  return true;
+}
+
+bool MainGraphIndexBuilder::Defined(std::string_view value) const {
+  const GraphIndex::Entry* e = index_.Find(value);
+  return (e && e->producer().kind != Producer::Kind::kUnknown) || Sparse(value);
+}
+
+void MainGraphIndexBuilder::Prefetch(const onnx::NodeProto& node) const {
+  if (!node.name().empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name()));
+  for (const auto& out : node.output()) index_.t_->values.Prefetch(out);
+}
+
+GraphIndex MainGraphIndexBuilder::Finish() && {
+  for (const onnx::NodeProto* node : with_subgraphs_) {
+    ForEachSubgraph(*node, [this](const onnx::GraphProto& g) { index_.IndexGraph(g); });
+  }
+  return std::move(index_);
+}
+
+void GraphIndex::IndexGraphValues(const onnx::GraphProto& graph) {
   for (const auto& in : graph.input()) {
     Slot(in.name()).set_producer(Producer{Producer::Kind::kGraphInput, nullptr, nullptr});
     NoteType(in);
@@ -49,6 +104,10 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
     NoteType(out);
   }
   for (const auto& vi : graph.value_info()) NoteType(vi);
+}
+
+void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
+  IndexGraphValues(graph);
   // Each node inserts names at random places of tables too large for the
   // cache: the slots of a node a few places ahead are loaded while this one
   // is indexed.

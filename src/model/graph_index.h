@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <onnx/onnx_pb.h>
 
@@ -41,6 +42,7 @@ class GraphIndex {
   GraphIndex();  // empty; ForGraph / ForFunction index one
   static GraphIndex ForGraph(const onnx::GraphProto& graph);
   static GraphIndex ForFunction(const onnx::FunctionProto& function);
+
 
   Producer ProducerOf(std::string_view value) const;
   // Uses by node inputs (at any depth) and graph outputs.
@@ -103,6 +105,7 @@ class GraphIndex {
  private:
   // The type oracle keeps its inferred types in the entries (Entry::inferred).
   friend class TypeOracle;
+  friend class MainGraphIndexBuilder;
   Entry* Find(std::string_view value);
   // The entry of `value`, made when it is new.
   Entry& Slot(std::string_view value) {
@@ -110,6 +113,8 @@ class GraphIndex {
   }
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
+  // IndexGraph without the nodes.
+  void IndexGraphValues(const onnx::GraphProto& graph);
   void IndexNode(const onnx::NodeProto& node);
   // `base`, or base_N for the first N that `claim(name)` takes (claim: takes
   // the name when it is free, and says whether it did).
@@ -129,6 +134,38 @@ class GraphIndex {
   std::unique_ptr<Tables> t_;
   std::unordered_map<std::string, int> next_suffix_;
   TypeOracle* oracle_ = nullptr;
+};
+
+// The index GraphIndex::ForGraph builds, built in steps by the load-time structure
+// check (model_structure.cc), so that one walk and one table of names
+// serve both. Begin indexes the graph's inputs, initializers, outputs and
+// value_info; then, for each node in order: UseInputs, the checks of its
+// subgraphs, DefineOutputs; then Finish indexes every subgraph. Until
+// Finish, the table holds the main graph's values only, and a value has a
+// producer exactly when the graph defined it before the current node.
+class MainGraphIndexBuilder {
+ public:
+  explicit MainGraphIndexBuilder(const onnx::GraphProto& graph);
+  // Counts the node's uses. False, with the name in *undefined, when it
+  // reads a value nothing before it defines. (A sparse initializer defines
+  // its name here, though the index gives it no producer, as ForGraph.)
+  bool UseInputs(const onnx::NodeProto& node, std::string_view* undefined);
+  // Makes the node its outputs' producer. False, with the name and what
+  // already defines it (kUnknown: a sparse initializer), when the graph
+  // already defines one.
+  bool DefineOutputs(const onnx::NodeProto& node, std::string_view* twice, Producer* first);
+  // Whether the graph defined `value` before the current node.
+  bool Defined(std::string_view value) const;
+  // Loads the slots of `node`'s outputs, a few nodes ahead of their turn.
+  void Prefetch(const onnx::NodeProto& node) const;
+  GraphIndex Finish() &&;
+
+ private:
+  bool Sparse(std::string_view value) const { return !sparse_.empty() && sparse_.count(value); }
+
+  GraphIndex index_;
+  std::unordered_set<std::string_view> sparse_;  // sparse initializer names; usually none
+  std::vector<const onnx::NodeProto*> with_subgraphs_;
 };
 
 // Calls f(graph) for every subgraph attribute of `node` (If branches, Loop/Scan bodies).

@@ -33,14 +33,14 @@ bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
          ParseMessageBytes(bytes.data(), bytes.size(), kRecursionLimit, model);
 }
 
-Status CheckParsed(const onnx::ModelProto& model, const std::string& name) {
+Status CheckParsed(const onnx::ModelProto& model, const std::string& name, GraphIndex* main_index) {
   // Random bytes can parse as a message made only of unknown fields; a model has a graph.
   if (!model.has_graph()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph)", name));
   if (model.ir_version() <= 0)
     return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no IR version)", name));
   if (model.opset_import_size() == 0)
     return Status(ErrorCode::kInvalidModel, fmt::format("{}: model has no opset_import", name));
-  Status structure = CheckModelStructure(model);
+  Status structure = CheckModelStructure(model, main_index);
   if (!structure.ok()) return Status(structure.code(), fmt::format("{}: {}", name, structure.message()));
   return Status::Ok();
 }
@@ -81,7 +81,7 @@ std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
 
 }  // namespace
 
-Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name) {
+Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name, GraphIndex* main_index) {
   if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
   onnx::ModelProto model;
   if (!ParseBytes(bytes, &model)) {
@@ -91,12 +91,12 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::strin
                                                           kMaxSubgraphDepth));
     return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
   }
-  Status checked = CheckParsed(model, name);
+  Status checked = CheckParsed(model, name, main_index);
   if (!checked.ok()) return checked;
   return model;
 }
 
-Expected<onnx::ModelProto> LoadModel(const std::string& path) {
+Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_index) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return Status(ErrorCode::kInputNotFound, fmt::format("{}: no such file", path));
@@ -109,7 +109,7 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path) {
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-    return ParseModel(buffer.str(), path);
+    return ParseModel(buffer.str(), path, main_index);
   }
   // One read into a string of the file's size: no stream buffer to grow and copy out of.
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -120,12 +120,12 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path) {
   std::string bytes(static_cast<size_t>(size), '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-  return ParseModel(bytes, path);
+  return ParseModel(bytes, path, main_index);
 }
 
-Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes) {
+Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index) {
   auto whole = [&]() -> Expected<SplicedModel> {
-    auto model = LoadModel(path);
+    auto model = LoadModel(path, main_index);
     if (!model) return model.status();
     return SplicedModel{std::move(*model), nullptr};
   };
@@ -146,7 +146,7 @@ Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_by
     return whole();
   scan->reduced = std::string();
   MarkSpliced(out.model.mutable_graph(), scan->left_out, std::filesystem::path(path).filename().string(), source.get());
-  if (!CheckParsed(out.model, path).ok()) return whole();
+  if (!CheckParsed(out.model, path, main_index).ok()) return whole();
   out.source = std::move(source);
   return out;
 }

@@ -13,10 +13,16 @@
 
 namespace remap {
 
-Expected<onnx::ModelProto> LoadModel(const std::string& path);
+class GraphIndex;
+
+// The load checks the model's structure (model_structure.h), building the
+// main graph's GraphIndex in the same walk; with `main_index`, a loaded
+// model's index is kept there for the rewrite (RewriteOptions::main_index).
+// It points into the model: it holds while the model's graph is not edited.
+Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_index = nullptr);
 
 // Parses bytes already in memory; `name` is used in messages.
-Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name);
+Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name, GraphIndex* main_index = nullptr);
 
 // A model loaded with its large weights left in the file.
 struct SplicedModel {
@@ -30,6 +36,6 @@ struct SplicedModel {
 // of raw_data keep it in the file: they are marked (spliced_source.h) and
 // cost no memory. A model this does not handle (a pipe, a symbolic link,
 // anything malformed) is loaded whole by LoadModel, with its errors.
-Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes);
+Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index = nullptr);
 
 }  // namespace remap

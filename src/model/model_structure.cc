@@ -42,17 +42,49 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
   return Status::Ok();
 }
 
-// One walk over a graph tree, one map: `visible_` holds every value in scope
-// with the graph (scope) and node that define it. A subgraph's definitions
-// are undone when it ends, since outer nodes cannot read them, and restore
-// what they shadowed. Keys are views of the model's own strings (it does not
-// change during the check): a million-node model costs one hash insert per
-// value and one lookup per input. A name no scope defines any more keeps its
-// item, with no scopes.
+// One walk over a graph tree. The main graph's values are checked in the
+// rewrite's own index, built in the same walk (MainGraphIndexBuilder):
+// a million-node model costs one table of names, not two. `visible_` holds
+// the values subgraphs define, with the graph (scope) and node that define
+// them; a subgraph's definitions are undone when it ends, since outer nodes
+// cannot read them, and restore what they shadowed. Its keys are views of the
+// model's own strings (it does not change during the check). A name no scope
+// defines any more keeps its item, with no scopes.
 class StructureCheck {
  public:
-  explicit StructureCheck(const onnx::GraphProto& main) { visible_.Reserve(ValuesDefinedIn(main)); }
+  explicit StructureCheck(MainGraphIndexBuilder* main) : main_(main) {}
 
+  Status Main(const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) {
+      Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
+      if (!s.ok()) return s;
+    }
+    constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
+    for (int i = 0; i < g.node_size(); ++i) {
+      if (i + kAhead < g.node_size()) main_->Prefetch(g.node(i + kAhead));
+      const onnx::NodeProto& node = g.node(i);
+      std::string_view name;
+      if (!main_->UseInputs(node, &name)) return Unreadable(g, i, std::string(name));
+      Status s = Attributes(g, i, 0);
+      if (!s.ok()) return s;
+      Producer first;
+      if (!main_->DefineOutputs(node, &name, &first)) {
+        const std::string label = first.kind == Producer::Kind::kNode ? NodeLabel(*first.node, IndexOf(g, first.node)) + " already writes"
+                                                                     : "a graph input or initializer already defines";
+        return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
+                                                            NodeLabel(node, i), name, label));
+      }
+    }
+    for (const auto& o : g.output()) {
+      if (!main_->Defined(o.name()))
+        return Status(ErrorCode::kInvalidModel,
+                      fmt::format("graph '{}': output '{}' is produced by nothing", g.name(), o.name()));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // A subgraph at `depth` > 0.
   Status Graph(const onnx::GraphProto& g, int depth) {
     if (depth > kMaxSubgraphDepth)
       return Status(ErrorCode::kInvalidModel,
@@ -60,13 +92,13 @@ class StructureCheck {
     const size_t undo_mark = undo_.size();
     const int scope = next_scope_++;
     // An initializer may also be an input (IR < 4): defining it twice is fine.
-    for (const auto& v : g.input()) DefineInput(v.name(), scope, depth);
+    for (const auto& v : g.input()) DefineInput(v.name(), scope);
     for (const auto& t : g.initializer()) {
-      DefineInput(t.name(), scope, depth);
+      DefineInput(t.name(), scope);
       Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
       if (!s.ok()) return s;
     }
-    for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope, depth);
+    for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
     constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
     for (int i = 0; i < g.node_size(); ++i) {
       if (i + kAhead < g.node_size())
@@ -76,25 +108,8 @@ class StructureCheck {
         if (in.empty() || Visible(in)) continue;
         return Unreadable(g, i, in);
       }
-      for (const auto& a : node.attribute()) {
-        auto what = [&] { return fmt::format("graph '{}': {} attribute '{}'", g.name(), NodeLabel(node, i), a.name()); };
-        if (a.has_t()) {
-          Status s = CheckTensor(a.t(), what);
-          if (!s.ok()) return s;
-        }
-        for (const auto& t : a.tensors()) {
-          Status s = CheckTensor(t, what);
-          if (!s.ok()) return s;
-        }
-        if (a.has_g()) {
-          Status s = Graph(a.g(), depth + 1);
-          if (!s.ok()) return s;
-        }
-        for (const auto& sub : a.graphs()) {
-          Status s = Graph(sub, depth + 1);
-          if (!s.ok()) return s;
-        }
-      }
+      Status s = Attributes(g, i, depth);
+      if (!s.ok()) return s;
       for (const auto& out : node.output()) {
         if (out.empty()) continue;
         Definition& d = Lookup(out);
@@ -104,7 +119,7 @@ class StructureCheck {
           return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
                                                               NodeLabel(node, i), out, first));
         }
-        Define(out, &d, scope, i, depth);
+        Define(out, &d, scope, i);
       }
     }
     for (const auto& o : g.output()) {
@@ -112,12 +127,42 @@ class StructureCheck {
         return Status(ErrorCode::kInvalidModel,
                       fmt::format("graph '{}': output '{}' is produced by nothing", g.name(), o.name()));
     }
-    // The main graph's scope ends with the check: nothing to restore.
-    if (depth > 0) Undo(undo_mark);
+    Undo(undo_mark);
     return Status::Ok();
   }
 
- private:
+  // The inline tensors and subgraphs of node `i` of `g`, a graph at `depth`.
+  Status Attributes(const onnx::GraphProto& g, int i, int depth) {
+    const onnx::NodeProto& node = g.node(i);
+    for (const auto& a : node.attribute()) {
+      auto what = [&] { return fmt::format("graph '{}': {} attribute '{}'", g.name(), NodeLabel(node, i), a.name()); };
+      if (a.has_t()) {
+        Status s = CheckTensor(a.t(), what);
+        if (!s.ok()) return s;
+      }
+      for (const auto& t : a.tensors()) {
+        Status s = CheckTensor(t, what);
+        if (!s.ok()) return s;
+      }
+      if (a.has_g()) {
+        Status s = Graph(a.g(), depth + 1);
+        if (!s.ok()) return s;
+      }
+      for (const auto& sub : a.graphs()) {
+        Status s = Graph(sub, depth + 1);
+        if (!s.ok()) return s;
+      }
+    }
+    return Status::Ok();
+  }
+
+  static int IndexOf(const onnx::GraphProto& g, const onnx::NodeProto* node) {
+    for (int k = 0; k < g.node_size(); ++k) {
+      if (&g.node(k) == node) return k;
+    }
+    return -1;
+  }
+
   struct Definition {
     int scopes = 0;  // how many scopes in the current path define the name
     int scope = -1;  // the innermost of them
@@ -140,22 +185,24 @@ class StructureCheck {
                   fmt::format("graph '{}': {} reads '{}', which nothing produces", g.name(), NodeLabel(g.node(i), i), in));
   }
 
+  // In a subgraph's scope, or defined by the main graph before the node
+  // whose subgraphs are being checked.
   bool Visible(std::string_view name) const {
     const auto* item = visible_.Find(name);
-    return item && item->value.scopes > 0;
+    return (item && item->value.scopes > 0) || main_->Defined(name);
   }
   Definition& Lookup(std::string_view name) {
     return visible_.FindOrInsert(name).value;
   }
-  void DefineInput(std::string_view name, int scope, int depth) {
+  void DefineInput(std::string_view name, int scope) {
     Definition& d = Lookup(name);
     if (d.scopes > 0 && d.scope == scope) return;
-    Define(name, &d, scope, -1, depth);
+    Define(name, &d, scope, -1);
   }
   // Shadowing an outer name is left to ONNX's checker; here it only has to be
-  // undone right. The main graph's definitions are never undone.
-  void Define(std::string_view name, Definition* d, int scope, int writer, int depth) {
-    if (depth > 0) undo_.push_back({name, *d});
+  // undone right.
+  void Define(std::string_view name, Definition* d, int scope, int writer) {
+    undo_.push_back({name, *d});
     *d = Definition{d->scopes + 1, scope, writer};
   }
   void Undo(size_t mark) {
@@ -166,16 +213,19 @@ class StructureCheck {
     }
   }
 
+  MainGraphIndexBuilder* main_;
   NameTable<Definition> visible_;
   std::vector<std::pair<std::string_view, Definition>> undo_;
-  int next_scope_ = 0;
+  int next_scope_ = 1;  // 0 would be the main graph's
 };
 
 }  // namespace
 
-Status CheckModelStructure(const onnx::ModelProto& model) {
-  Status s = StructureCheck(model.graph()).Graph(model.graph(), 0);
+Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index) {
+  MainGraphIndexBuilder builder(model.graph());
+  Status s = StructureCheck(&builder).Main(model.graph());
   if (!s.ok()) return s;
+  if (main_index) *main_index = std::move(builder).Finish();
   for (const auto& f : model.functions()) {
     for (const auto& node : f.node()) {
       for (const auto& a : node.attribute()) {

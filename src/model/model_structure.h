@@ -19,8 +19,12 @@ namespace remap {
 // from the stack's end.
 inline constexpr int kMaxSubgraphDepth = 64;
 
-// The message says what is wrong, without the file name.
-Status CheckModelStructure(const onnx::ModelProto& model);
+class GraphIndex;
+
+// The message says what is wrong, without the file name. The walk builds the
+// main graph's GraphIndex as it checks (one table of names for both); when
+// `main_index` is given and the model passes, the index is kept there.
+Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index = nullptr);
 
 // How deep subgraphs nest in a serialized ModelProto (0: none), read from the
 // wire format without recursion, so it also measures models protobuf refuses

@@ -12,6 +12,7 @@
 
 #include "engine/engine.h"
 #include "model/external_data_check.h"
+#include "model/graph_index.h"
 #include "model/model_loader.h"
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
@@ -246,13 +247,15 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
                       options.weights == WeightStorage::kAsIs;
   std::shared_ptr<SplicedSource> spliced_source;
   Expected<onnx::ModelProto> model = Status(ErrorCode::kInputUnreadable, "");
+  // Built by the load's structure check, for the rewrite.
+  GraphIndex main_index;
   if (splice) {
-    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes);
+    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes, &main_index);
     if (!loaded) return run.Fail(PipelineStage::kLoad, loaded.status());
     model = std::move(loaded->model);
     spliced_source = std::move(loaded->source);
   } else {
-    model = source.bytes ? ParseModel(*source.bytes, source.path) : LoadModel(source.path);
+    model = source.bytes ? ParseModel(*source.bytes, source.path, &main_index) : LoadModel(source.path, &main_index);
   }
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
   const std::string in_dir = ModelDir(source);
@@ -268,6 +271,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   rewrite.target = target;
   std::vector<AddedNode> added;
   rewrite.added = &added;
+  rewrite.main_index = &main_index;
   auto report = RewriteModel(&*model, rules, rewrite);
   if (!report)
     return run.Fail(PipelineStage::kRewrite,

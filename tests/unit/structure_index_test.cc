@@ -1,0 +1,122 @@
+// The load-time structure check builds the main graph's index in its own
+// walk (MainGraphIndexBuilder), and the rewrite takes it over. That index must
+// be the one GraphIndex::ForGraph builds, and the check must refuse what it
+// refused when it kept a table of its own.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "model/graph_index.h"
+#include "model/model_structure.h"
+#include "test_models.h"
+
+namespace remap {
+namespace {
+
+using testing::ModelFromText;
+
+void NamesOf(const onnx::GraphProto& g, std::set<std::string>* out) {
+  for (const auto& v : g.input()) out->insert(v.name());
+  for (const auto& v : g.output()) out->insert(v.name());
+  for (const auto& v : g.value_info()) out->insert(v.name());
+  for (const auto& t : g.initializer()) out->insert(t.name());
+  for (const auto& n : g.node()) {
+    out->insert(n.input().begin(), n.input().end());
+    out->insert(n.output().begin(), n.output().end());
+    ForEachSubgraph(n, [out](const onnx::GraphProto& sub) { NamesOf(sub, out); });
+  }
+}
+
+void CheckSameIndex(const onnx::ModelProto& model) {
+  GraphIndex loaded;
+  REQUIRE(CheckModelStructure(model, &loaded).ok());
+  GraphIndex built = GraphIndex::ForGraph(model.graph());
+  std::set<std::string> names;
+  NamesOf(model.graph(), &names);
+  names.insert("not_in_the_model");
+  for (const std::string& name : names) {
+    INFO(name);
+    const Producer a = loaded.ProducerOf(name), b = built.ProducerOf(name);
+    CHECK(a.kind == b.kind);
+    CHECK(a.node == b.node);
+    CHECK(a.initializer == b.initializer);
+    CHECK(loaded.Uses(name) == built.Uses(name));
+    CHECK(loaded.RecordedTypeOf(name).elem_type == built.RecordedTypeOf(name).elem_type);
+    CHECK(loaded.RecordedTypeOf(name).rank == built.RecordedTypeOf(name).rank);
+    CHECK(loaded.RecordedTypeProto(name) == built.RecordedTypeProto(name));
+  }
+  // Node names of every depth are taken, in both.
+  for (const char* base : {"A", "T", "E", "fresh"}) CHECK(loaded.FreshNodeName(base) == built.FreshNodeName(base));
+  CHECK(loaded.FreshValueName("y") == built.FreshValueName("y"));
+}
+
+constexpr const char* kWithIf = R"(
+  < ir_version: 8, opset_import: ["" : 13] >
+  g (float[2] x, bool c, float[2] w) => (float[2] y) <float[2] w = {1.0, 2.0}, float[1] k = {3.0}> {
+    a = Add(x, w)
+    A = Relu(a)
+    y = If(c) <
+      then_branch = t () => (float[2] ty) { T = Add(A, k)  ty = Neg(T) },
+      else_branch = e () => (float[2] ey) { ey = Abs(a) }
+    >
+  }
+)";
+
+TEST_CASE("the index the structure check builds is ForGraph's", "[index][loader]") {
+  onnx::ModelProto model = ModelFromText(kWithIf);
+  auto* vi = model.mutable_graph()->add_value_info();
+  vi->set_name("a");
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  model.mutable_graph()->mutable_node(1)->set_name("E");  // a named node, beside unnamed ones
+  CheckSameIndex(model);
+}
+
+TEST_CASE("the structure check refuses across scopes as before", "[loader]") {
+  SECTION("a main-graph node reads a value only a subgraph defines") {
+    onnx::ModelProto model = ModelFromText(kWithIf);
+    auto* node = model.mutable_graph()->add_node();
+    node->set_op_type("Relu");
+    node->add_input("T");
+    node->add_output("z");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 'g': node '#3' (Relu) reads 'T', which nothing produces");
+  }
+  SECTION("a subgraph reads its own node's output") {
+    onnx::ModelProto model = ModelFromText(kWithIf);
+    model.mutable_graph()->mutable_node(2)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "y");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 'e': node '#0' (Abs) reads 'y', which nothing produces");
+  }
+  SECTION("a node writes what an initializer defines") {
+    onnx::ModelProto model = ModelFromText(kWithIf);
+    model.mutable_graph()->mutable_node(1)->set_output(0, "k");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 'g': node '#1' (Relu) writes 'k', which a graph input or initializer already defines");
+  }
+  SECTION("an unnamed node writes what an earlier unnamed node wrote") {
+    onnx::ModelProto model = ModelFromText(kWithIf);
+    model.mutable_graph()->mutable_node(1)->set_output(0, "a");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 'g': node '#1' (Relu) writes 'a', which node '#0' (Add) already writes");
+  }
+}
+
+TEST_CASE("a sparse initializer defines its name for the structure check", "[loader]") {
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 13] >
+    g (float[2] x) => (float[2] y) { y = Add(x, s) }
+  )");
+  auto* sparse = model.mutable_graph()->add_sparse_initializer();
+  sparse->mutable_values()->set_name("s");
+  sparse->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  sparse->add_dims(2);
+  CHECK(CheckModelStructure(model).ok());
+  CheckSameIndex(model);
+  model.mutable_graph()->mutable_node(0)->set_output(0, "s");
+  model.mutable_graph()->mutable_output(0)->set_name("s");
+  CHECK(CheckModelStructure(model).message() ==
+        "graph 'g': node '#0' (Add) writes 's', which a graph input or initializer already defines");
+}
+
+}  // namespace
+}  // namespace remap
