@@ -69,8 +69,9 @@ class StructureCheck {
       if (!s.ok()) return s;
       Producer first;
       if (!main_->DefineOutputs(node, &name, &first)) {
-        const std::string label = first.kind == Producer::Kind::kNode ? NodeLabel(*first.node, IndexOf(g, first.node)) + " already writes"
-                                                                     : "a graph input or initializer already defines";
+        const std::string label = first.kind == Producer::Kind::kNode
+                                      ? NodeLabel(*first.node, IndexOf(g, first.node)) + " already writes"
+                                      : "a graph input or initializer already defines";
         return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
                                                             NodeLabel(node, i), name, label));
       }
