@@ -79,18 +79,36 @@ std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
   return scan;
 }
 
+
+// Parses `bytes` into *model, without the structure check.
+Status ParseInto(const std::string& bytes, const std::string& name, onnx::ModelProto* model) {
+  if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
+  if (ParseBytes(bytes, model)) return Status::Ok();
+  const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
+  if (depth > kMaxSubgraphDepth)
+    return Status(ErrorCode::kInvalidModel, fmt::format("{}: subgraphs nested {} deep (the limit is {})", name, depth,
+                                                        kMaxSubgraphDepth));
+  return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
+}
+
+// A file's bytes, freed once parsed: the structure check then builds the
+// index without the file's copy in memory beside it (the peak of a load).
+Expected<onnx::ModelProto> ParseFileBytes(std::string bytes, const std::string& name, GraphIndex* main_index) {
+  onnx::ModelProto model;
+  Status parsed = ParseInto(bytes, name, &model);
+  if (!parsed.ok()) return parsed;
+  std::string().swap(bytes);
+  Status checked = CheckParsed(model, name, main_index);
+  if (!checked.ok()) return checked;
+  return model;
+}
+
 }  // namespace
 
 Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::string& name, GraphIndex* main_index) {
-  if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
   onnx::ModelProto model;
-  if (!ParseBytes(bytes, &model)) {
-    const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
-    if (depth > kMaxSubgraphDepth)
-      return Status(ErrorCode::kInvalidModel, fmt::format("{}: subgraphs nested {} deep (the limit is {})", name, depth,
-                                                          kMaxSubgraphDepth));
-    return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (protobuf parse failed)", name));
-  }
+  Status parsed = ParseInto(bytes, name, &model);
+  if (!parsed.ok()) return parsed;
   Status checked = CheckParsed(model, name, main_index);
   if (!checked.ok()) return checked;
   return model;
@@ -109,7 +127,7 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_i
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-    return ParseModel(buffer.str(), path, main_index);
+    return ParseFileBytes(buffer.str(), path, main_index);
   }
   // One read into a string of the file's size: no stream buffer to grow and copy out of.
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -120,7 +138,7 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_i
   std::string bytes(static_cast<size_t>(size), '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-  return ParseModel(bytes, path, main_index);
+  return ParseFileBytes(std::move(bytes), path, main_index);
 }
 
 Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index) {
