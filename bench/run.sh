@@ -3,6 +3,7 @@
 # models of bench/models/generate.py. Per model and round it runs, one after
 # the other (interleaved, so drift hits all alike):
 #   tool    onnx-remap rewrite IN -o OUT --rules bench/rules/leaky_relu.textproto
+#   toolnf  the same with --no-fsync (the output is not synced, as cp's is not)
 #   python  bench/baseline/rewrite.py IN OUT      (skipped without python3-onnx)
 #   floor   parse_serialize IN OUT                (protobuf parse + serialize)
 #   floormi parse_serialize_mimalloc IN OUT       (the same on mimalloc, the
@@ -94,7 +95,7 @@ run() {
   { time /usr/bin/time -f '%M' -o "$WORK/rss.txt" "$@" >"$WORK/cmd.log" 2>&1; } 2>"$WORK/time.txt"
   local rc=$?
   # onnx-remap exits 1 when nodes are left: the check below reports it.
-  if [[ $rc -ne 0 && ! ($name == tool && $rc -eq 1) ]]; then
+  if [[ $rc -ne 0 && ! ($name == tool* && $rc -eq 1) ]]; then
     echo "$name $model fail $rc" >>"$WORK/times"
     echo "  $name on $model: exit $rc: $(tail -n 3 "$WORK/cmd.log" | tr '\n' ' ')" >&2
     FAILED=1
@@ -103,7 +104,7 @@ run() {
   local wall user sys
   read -r wall user sys <"$WORK/time.txt"
   echo "$name $model $wall $(tail -n 1 "$WORK/rss.txt") $user $sys" >>"$WORK/times"
-  if [[ $name == tool || $name == python ]] && ! "$CHECK" "$MODELDIR/$model.onnx" "$out/$model.onnx"; then
+  if [[ $name == tool* || $name == python ]] && ! "$CHECK" "$MODELDIR/$model.onnx" "$out/$model.onnx"; then
     echo "  $name on $model: output check failed" >&2
     echo "$name $model badout 0" >>"$WORK/times"
     FAILED=1
@@ -124,6 +125,8 @@ for model in $MODELS; do
     echo "round $r/$ROUNDS: $model" >&2
     run tool "$model" "$WORK/out/tool" "$TOOL" rewrite "$MODELDIR/$model.onnx" -o "$WORK/out/tool/$model.onnx" \
       --rules "$SRC/bench/rules/leaky_relu.textproto" -q
+    run toolnf "$model" "$WORK/out/toolnf" "$TOOL" rewrite "$MODELDIR/$model.onnx" -o "$WORK/out/toolnf/$model.onnx" \
+      --rules "$SRC/bench/rules/leaky_relu.textproto" -q --no-fsync
     if [[ $HAVE_PY == 1 ]]; then
       run python "$model" "$WORK/out/python" "$PY" "$SRC/bench/baseline/rewrite.py" "$MODELDIR/$model.onnx" \
         "$WORK/out/python/$model.onnx"
@@ -145,8 +148,8 @@ done
 
 # The table: medians per model and command, then the ratios of the tool's.
 echo
-echo "| model | size | onnx-remap: wall (cpu), peak RSS | floor (parse+serialize) | floor on mimalloc | Python onnx | cp | cp + sync | tool/floor | tool/floor on mimalloc | tool/cp | tool/(cp + sync) | tool/Python | tool RSS / floor RSS | tool RSS / size |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | size | onnx-remap: wall (cpu), peak RSS | onnx-remap --no-fsync | floor (parse+serialize) | floor on mimalloc | Python onnx | cp | cp + sync | tool/floor | tool/floor on mimalloc | tool/cp | tool --no-fsync/cp | tool/(cp + sync) | tool/Python | tool RSS / floor RSS | tool RSS / size |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for model in $MODELS; do
   # shellcheck disable=SC2046
   size=$(du -cb $(model_files "$model") | tail -n 1 | cut -f1)
@@ -164,7 +167,8 @@ for model in $MODELS; do
       return sprintf("%s (cpu %s), %s", secs(T[c]), secs(U[c]), human(M[c] * 1024))
     }
     function div(a, b) { return b > 0 ? sprintf(a / b < 10 ? "%.2f" : "%.1f", a / b) : "inf" }
-    function ratio(c) { return (bad["tool"] || bad[c] || !(c in t) || !("tool" in t)) ? "-" : div(T["tool"], T[c]) "x (cpu " div(U["tool"], U[c]) "x)" }
+    function ratio_of(a, c) { return (bad[a] || bad[c] || !(c in t) || !(a in t)) ? "-" : div(T[a], T[c]) "x (cpu " div(U[a], U[c]) "x)" }
+    function ratio(c) { return ratio_of("tool", c) }
     $2 == model && $3 == "fail" { bad[$1] = "fails (exit " $4 ")"; next }
     $2 == model && $3 == "badout" { bad[$1] = "wrong output"; next }
     $2 == model { t[$1] = t[$1] " " $3; m[$1] = m[$1] " " $4; u[$1] = u[$1] " " ($5 + $6) }
@@ -172,10 +176,10 @@ for model in $MODELS; do
       for (c in t) { T[c] = median(t[c]); M[c] = median(m[c]); U[c] = median(u[c]) }
       rss = ("tool" in t && !bad["tool"]) ? sprintf("%.2f", M["tool"] * 1024 / size) : "-"
       rss_floor = ("tool" in t && !bad["tool"] && "floor" in t && !bad["floor"]) ? div(M["tool"], M["floor"]) "x" : "-"
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size),
-        cell("tool"), cell("floor"), havemi ? cell("floormi") : "not built (no mimalloc)",
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", model, human(size),
+        cell("tool"), cell("toolnf"), cell("floor"), havemi ? cell("floormi") : "not built (no mimalloc)",
         havepy ? cell("python") : "skipped (no python3-onnx)", cell("cp"), cell("cpsync"), ratio("floor"),
-        havemi ? ratio("floormi") : "-", ratio("cp"), ratio("cpsync"), ratio("python"), rss_floor, rss
+        havemi ? ratio("floormi") : "-", ratio("cp"), ratio_of("toolnf", "cp"), ratio("cpsync"), ratio("python"), rss_floor, rss
     }' "$WORK/times"
 done
 echo

@@ -58,6 +58,12 @@ void AddWeightOptions(CLI::App* cmd, ModelArgs* args) {
                   "Name of that file, relative to the output's folder (default: the output's file name + .data)");
 }
 
+void AddNoFsyncOption(CLI::App* cmd, bool* no_fsync) {
+  cmd->add_flag("--no-fsync", *no_fsync,
+                "Do not sync the output to the disk before renaming it into place: faster for large weights; a killed "
+                "run still leaves the old file or the new, but a power loss soon after may leave the new one incomplete");
+}
+
 // Hidden (empty group): the generators themselves leave it out of what they describe.
 void AddGenerateOption(CLI::App* app) {
   app->add_option_function<std::string>(
@@ -96,6 +102,7 @@ void BuildCommandLine(CommandLine* cl) {
       ->check(CLI::IsMember({"skip", "copy"}));
   AddDataFilesOption(rw, &cl->rewrite.data_files);
   AddWeightOptions(rw, &cl->rewrite);
+  AddNoFsyncOption(rw, &cl->rewrite.no_fsync);
   cl->rewrite_cmd = rw;
 
   cl->scan_cmd = app.add_subcommand("scan", "List the unmapped nodes of models and the rules that cover them");
@@ -120,6 +127,7 @@ void BuildCommandLine(CommandLine* cl) {
   cv->add_option("-j,--jobs", conv.jobs, "Models processed in parallel (default: one per core)")->check(CLI::Range(1, 1024));
   AddDataFilesOption(cv, &conv.data_files);
   AddWeightOptions(cv, &conv);
+  AddNoFsyncOption(cv, &conv.no_fsync);
   cv->add_flag("--skip-existing", conv.skip_existing, "Do not redo a model whose output exists (resume an interrupted batch)");
   cv->add_flag("-v,--verbose", [&conv](int64_t n) { conv.verbosity = static_cast<int>(n); }, "List every adapted node");
   cv->add_flag("-q,--quiet", [&conv](int64_t) { conv.verbosity = -1; }, "Print only errors");

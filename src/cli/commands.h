@@ -35,6 +35,7 @@ struct ModelArgs {
   bool save_embedded = false;        // --save-embedded
   uint64_t external_threshold = 1024;  // --external-data-threshold BYTES
   std::string external_file;           // --external-data-file NAME
+  bool no_fsync = false;               // --no-fsync
   int verbosity = 0;                 // -v: 1, -q: -1
   RuleOptions rules;
 };

@@ -85,6 +85,7 @@ class Command {
                                                           : WeightStorage::kAsIs;
     options.pipeline.external_threshold = args_.external_threshold;
     options.pipeline.external_file = args_.external_file;
+    options.pipeline.durability = args_.no_fsync ? Durability::kUnsynced : Durability::kSynced;
     if (const char* splice = std::getenv("ONNX_REMAP_SPLICE_MIN_BYTES")) {
       // Tests set it low to send small fixtures through the spliced save.
       const std::string text = splice;

@@ -145,7 +145,7 @@ BatchResult RunBatch(const BatchPlan& plan, const RuleSet& rules, const BatchOpt
     std::error_code ec;
     if (fs::exists(e.output, ec)) continue;
     fs::create_directories(fs::path(e.output).parent_path(), ec);
-    Status s = CopyFileAtomically(e.input, e.output);
+    Status s = CopyFileAtomically(e.input, e.output, options.pipeline.durability);
     if (s.ok()) ++result.files_copied;
     else result.file_errors.push_back(s);
   }

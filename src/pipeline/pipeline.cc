@@ -135,6 +135,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   for (const SplicedInitializer& s : spliced) spliced_size += s.length;
   SaveOptions save;
   save.serialized = serialized;
+  save.durability = options.durability;
   if (options.weights == WeightStorage::kAsIs) save.byte_size = model->ByteSizeLong();
   const bool externalize = options.weights == WeightStorage::kExternal ||
                            (save.byte_size && *save.byte_size + spliced_size > kProtobufLimit);
@@ -151,7 +152,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
     if (!name.ok()) return fail(PipelineStage::kCopyData, name);
   }
   std::vector<std::string> created;
-  Status copied = CopyExternalDataFiles(data_files, in_dir, out_dir, &created, options.data_files);
+  Status copied = CopyExternalDataFiles(data_files, in_dir, out_dir, &created, options.data_files, options.durability);
   if (!copied.ok()) {
     RemoveCreated(created);
     return fail(PipelineStage::kCopyData,
@@ -159,7 +160,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   }
   if (externalize) {
     save.byte_size.reset();  // the weights leave the model
-    Status moved = MoveWeightsToFile(model, out_dir, data_name, options.external_threshold, &created);
+    Status moved = MoveWeightsToFile(model, out_dir, data_name, options.external_threshold, &created, options.durability);
     if (!moved.ok()) {
       RemoveCreated(created);
       return fail(PipelineStage::kSave, Status(moved.code(), moved.message() + "; model not written"));

@@ -13,6 +13,7 @@
 #include "engine/rewrite_report.h"
 #include "rules/rule_set.h"
 #include "saver/data_file_placer.h"
+#include "saver/durability.h"
 #include "saver/weight_storage.h"
 
 namespace remap {
@@ -66,6 +67,11 @@ struct PipelineOptions {
   // (0: never; see saver/spliced_writer.h). Not done for bytes in memory,
   // keep_model or a model_dir of its own: those get the model whole.
   uint64_t splice_min_bytes = 64 * 1024;
+  // kRewrite: whether the output (the model and the data files it gets) is
+  // synced to the disk before it is named. kUnsynced saves the time of the
+  // disk taking the bytes (for gigabytes of weights, most of a rewrite's),
+  // at the cost of what saver/durability.h says.
+  Durability durability = Durability::kSynced;
 };
 
 // A model to process: a path, or bytes already in memory. `path` names the

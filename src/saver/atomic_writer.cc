@@ -108,10 +108,12 @@ class PendingFile {
     return "cannot create a file in " + dir.string();
   }
 
-  // Syncs the content and renames it over `path_`; "" or what failed.
-  std::string Commit(mode_t mode) {
+  // Syncs the content (as `durability` asks) and renames it over `path_`;
+  // "" or what failed.
+  std::string Commit(mode_t mode, Durability durability) {
+    const bool sync = durability == Durability::kSynced;
     if (::fchmod(fd_, mode) != 0) return "chmod failed";
-    if (::fsync(fd_) != 0) return "fsync failed";
+    if (sync && ::fsync(fd_) != 0) return "fsync failed";
     if (temp_name_.empty()) {
       const std::string proc = fmt::format("/proc/self/fd/{}", fd_);
       for (int attempt = 0; attempt < 16 && temp_name_.empty(); ++attempt) {
@@ -126,9 +128,11 @@ class PendingFile {
     if (std::rename(temp_name_.c_str(), path_.c_str()) != 0) return "rename failed";
     temp_name_.clear();
     // The lock is held until here so no cleaner takes the named file for
-    // stale. The data is synced: a failing close cannot lose it.
+    // stale. Synced, a failing close cannot lose the data; unsynced, the
+    // caller has given up knowing that.
     ::close(fd_);
     fd_ = -1;
+    if (!sync) return "";
     // Best effort: make the rename itself durable.
     int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
@@ -149,7 +153,7 @@ class PendingFile {
 // Writes `path` from `fill(fd)` ("" or the name of the failing call) via a
 // PendingFile in the same folder.
 template <typename Fill>
-Status ReplaceAtomically(const std::string& path, Fill fill) {
+Status ReplaceAtomically(const std::string& path, Fill fill, Durability durability) {
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
@@ -169,7 +173,7 @@ Status ReplaceAtomically(const std::string& path, Fill fill) {
   PendingFile file(path);
   std::string failed = file.Open(dir, target.filename().string());
   if (failed.empty()) failed = fill(file.fd());
-  if (failed.empty()) failed = file.Commit(mode);
+  if (failed.empty()) failed = file.Commit(mode, durability);
   if (failed.empty()) return Status::Ok();
   std::string message = fmt::format("{}: {}: {}", path, failed, std::strerror(errno));
   return Status(ErrorCode::kOutputFailed, message);  // ~PendingFile removes the temp file
@@ -203,15 +207,16 @@ bool IsAtomicWriterTempName(const std::string& filename) {
   return true;
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); });
+Status WriteFileAtomically(const std::string& path, const std::string& bytes, Durability durability) {
+  return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); }, durability);
 }
 
-Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill) {
-  return ReplaceAtomically(path, fill);
+Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,
+                               Durability durability) {
+  return ReplaceAtomically(path, fill, durability);
 }
 
-Status CopyFileAtomically(const std::string& from, const std::string& path) {
+Status CopyFileAtomically(const std::string& from, const std::string& path, Durability durability) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", from, std::strerror(errno)));
   Status s = ReplaceAtomically(path, [&](int fd) -> std::string {
@@ -224,7 +229,7 @@ Status CopyFileAtomically(const std::string& from, const std::string& path) {
       std::string failed = WriteAll(fd, buffer.data(), static_cast<size_t>(n));
       if (!failed.empty()) return failed;
     }
-  });
+  }, durability);
   ::close(in);
   return s;
 }

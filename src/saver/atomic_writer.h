@@ -20,20 +20,24 @@
 #include <string>
 
 #include "core/status.h"
+#include "saver/durability.h"
 
 namespace remap {
 
 // An existing file keeps its permission bits; a new one gets 0644.
-Status WriteFileAtomically(const std::string& path, const std::string& bytes);
+Status WriteFileAtomically(const std::string& path, const std::string& bytes,
+                           Durability durability = Durability::kSynced);
 
 // Writes `path` from `fill(fd)`, which writes the content to the open temp
 // file and returns "" or the name of the call that failed (errno says why).
-Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill);
+Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,
+                               Durability durability = Durability::kSynced);
 
 // Copies `from` to `path` the same way. Each writer has its own temp file, so
 // several threads or processes writing one path each end with a complete file
 // (the last rename wins).
-Status CopyFileAtomically(const std::string& from, const std::string& path);
+Status CopyFileAtomically(const std::string& from, const std::string& path,
+                          Durability durability = Durability::kSynced);
 
 // True for a name WriteFileAtomically uses for its temp files.
 bool IsAtomicWriterTempName(const std::string& filename);

@@ -125,7 +125,7 @@ bool ParseDataFileMode(const std::string& name, DataFileMode* mode) {
   return false;
 }
 
-Placement PlaceDataFile(const std::string& from, const std::string& to, DataFileMode mode) {
+Placement PlaceDataFile(const std::string& from, const std::string& to, DataFileMode mode, Durability durability) {
   if (mode == DataFileMode::kLink) {
     if (HardLink(from, to) == 0) return Placed(DataFileMode::kLink);
     if (errno == EEXIST) return Existed();
@@ -159,7 +159,7 @@ Placement PlaceDataFile(const std::string& from, const std::string& to, DataFile
     failed = CopyContent(in.fd, file.fd(), st.st_size);
     if (!failed.empty()) return Failed(failed);
   }
-  failed = file.Link(to);
+  failed = file.Link(to, durability);
   if (failed.empty()) return Placed(used);
   if (errno == EEXIST) return Existed();
   return Failed(failed);

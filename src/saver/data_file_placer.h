@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "saver/durability.h"
 
 namespace remap {
 
@@ -35,8 +36,11 @@ struct Placement {
   std::string error;                        // a phrase with the reason, when failed
 };
 
-// Creates `to` (its folder must exist) with the content of `from`, as `mode` asks.
-Placement PlaceDataFile(const std::string& from, const std::string& to, DataFileMode mode);
+// Creates `to` (its folder must exist) with the content of `from`, as `mode`
+// asks; a reflink or copy is synced before it is named unless `durability`
+// says not to.
+Placement PlaceDataFile(const std::string& from, const std::string& to, DataFileMode mode,
+                        Durability durability = Durability::kSynced);
 
 // Whether two existing files hold the same bytes: the same inode is, another
 // size is not; otherwise the contents are compared (this reads both files).

@@ -52,12 +52,13 @@ std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model) {
 }
 
 Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
-                        std::vector<std::string>* created, DataFileMode mode) {
-  return CopyExternalDataFiles(ExternalDataFiles(model), source_dir, target_dir, created, mode);
+                        std::vector<std::string>* created, DataFileMode mode, Durability durability) {
+  return CopyExternalDataFiles(ExternalDataFiles(model), source_dir, target_dir, created, mode, durability);
 }
 
 Status CopyExternalDataFiles(const std::vector<std::string>& files, const std::string& source_dir,
-                             const std::string& target_dir, std::vector<std::string>* created, DataFileMode mode) {
+                             const std::string& target_dir, std::vector<std::string>* created, DataFileMode mode,
+                             Durability durability) {
   if (files.empty()) return Status::Ok();
   std::error_code ec;
   if (fs::equivalent(source_dir, target_dir, ec)) return Status::Ok();
@@ -82,7 +83,7 @@ Status CopyExternalDataFiles(const std::vector<std::string>& files, const std::s
     fs::create_directories(to.parent_path(), ec);
     if (created)
       for (auto it = missing.rbegin(); it != missing.rend(); ++it) created->push_back(it->string());
-    const Placement placed = PlaceDataFile(from.string(), to.string(), mode);
+    const Placement placed = PlaceDataFile(from.string(), to.string(), mode, durability);
     if (placed.outcome == PlaceOutcome::kFailed)
       return Status(ErrorCode::kOutputFailed,
                     fmt::format("cannot copy external data {} to {}: {}", from.string(), to.string(), placed.error));

@@ -26,11 +26,12 @@ std::vector<std::string> ExternalDataFiles(const onnx::ModelProto& model);
 // created go to `created` (when given), so a caller whose model then fails to
 // save can remove them again, in reverse order.
 Status CopyExternalData(const onnx::ModelProto& model, const std::string& source_dir, const std::string& target_dir,
-                        std::vector<std::string>* created = nullptr, DataFileMode mode = DataFileMode::kAuto);
+                        std::vector<std::string>* created = nullptr, DataFileMode mode = DataFileMode::kAuto,
+                        Durability durability = Durability::kSynced);
 // The same for `files`, what ExternalDataFiles gave for the model: a caller
 // that needs the list anyway walks the model's nodes once.
 Status CopyExternalDataFiles(const std::vector<std::string>& files, const std::string& source_dir,
                              const std::string& target_dir, std::vector<std::string>* created = nullptr,
-                             DataFileMode mode = DataFileMode::kAuto);
+                             DataFileMode mode = DataFileMode::kAuto, Durability durability = Durability::kSynced);
 
 }  // namespace remap

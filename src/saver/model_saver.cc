@@ -27,7 +27,7 @@ Status SaveModel(const onnx::ModelProto& model, const std::string& path, const S
     return Status(ErrorCode::kOutputFailed,
                   fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   if (options.serialized) options.serialized();
-  return WriteFileAtomically(path, bytes);
+  return WriteFileAtomically(path, bytes, options.durability);
 }
 
 }  // namespace remap

@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/status.h"
+#include "saver/durability.h"
 
 namespace remap {
 
@@ -22,6 +23,8 @@ struct SaveOptions {
   // then on the saver no longer reads the model, so the caller may free it
   // while the file is written.
   std::function<void()> serialized;
+  // Whether the file is synced before it replaces the destination.
+  Durability durability = Durability::kSynced;
 };
 
 Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options = {});

@@ -40,14 +40,14 @@ std::string NewFile::Open(const std::filesystem::path& dir, const std::string& b
   return "";
 }
 
-std::string NewFile::Sync() {
+std::string NewFile::Finish(Durability durability) {
   if (::fchmod(fd_, 0644) != 0) return Why("chmod failed");
-  if (::fsync(fd_) != 0) return Why("fsync failed");
+  if (durability == Durability::kSynced && ::fsync(fd_) != 0) return Why("fsync failed");
   return "";
 }
 
-std::string NewFile::Link(const std::string& to) {
-  std::string failed = Sync();
+std::string NewFile::Link(const std::string& to, Durability durability) {
+  std::string failed = Finish(durability);
   if (!failed.empty()) return failed;
   int linked;
   if (temp_name_.empty()) {
@@ -59,8 +59,8 @@ std::string NewFile::Link(const std::string& to) {
   return linked == 0 ? "" : Why("link failed");
 }
 
-std::string NewFile::Replace(const std::string& to) {
-  std::string failed = Sync();
+std::string NewFile::Replace(const std::string& to, Durability durability) {
+  std::string failed = Finish(durability);
   if (!failed.empty()) return failed;
   if (temp_name_.empty()) {
     const std::string proc = fmt::format("/proc/self/fd/{}", fd_);

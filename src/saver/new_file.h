@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "saver/durability.h"
+
 namespace remap {
 
 class NewFile {
@@ -23,16 +25,17 @@ class NewFile {
   // (with errno's reason).
   std::string Open(const std::filesystem::path& dir, const std::string& base);
 
-  // Syncs it (mode 0644) and names it `to`, failing with errno EEXIST rather
-  // than replacing a file there. "" or what failed.
-  std::string Link(const std::string& to);
+  // Gives it mode 0644, syncs it (unless `durability` says not to) and names
+  // it `to`, failing with errno EEXIST rather than replacing a file there.
+  // "" or what failed.
+  std::string Link(const std::string& to, Durability durability = Durability::kSynced);
 
   // The same, but replacing a file at `to` (rename: what was there is not
   // written to, only unnamed). "" or what failed.
-  std::string Replace(const std::string& to);
+  std::string Replace(const std::string& to, Durability durability = Durability::kSynced);
 
  private:
-  std::string Sync();
+  std::string Finish(Durability durability);
 
   int fd_ = -1;
   std::filesystem::path dir_;

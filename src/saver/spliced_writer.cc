@@ -162,7 +162,7 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
       total += p.length;
     }
     return "";
-  });
+  }, options.durability);
   if (s.ok() && copied) *copied = total;
   return s;
 }

@@ -94,7 +94,7 @@ bool ValidDataFileName(const std::string& name) {
 }
 
 Status MoveWeightsToFile(onnx::ModelProto* model, const std::string& dir, const std::string& name,
-                         uint64_t threshold, std::vector<std::string>* created) {
+                         uint64_t threshold, std::vector<std::string>* created, Durability durability) {
   std::vector<onnx::TensorProto*> moving;
   InitializersOf(model->mutable_graph(), [&](onnx::TensorProto* t) {
     if (t->data_location() != onnx::TensorProto::EXTERNAL && !t->raw_data().empty() && t->raw_data().size() >= threshold)
@@ -119,7 +119,7 @@ Status MoveWeightsToFile(onnx::ModelProto* model, const std::string& dir, const 
     offsets.push_back(offset);
     end = offset + t->raw_data().size();
   }
-  failed = file.Replace(path.string());
+  failed = file.Replace(path.string(), durability);
   if (!failed.empty()) return fail(failed);
   if (created) created->push_back(path.string());
   for (size_t i = 0; i < moving.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/status.h"
+#include "saver/durability.h"
 
 namespace remap {
 
@@ -36,8 +37,10 @@ bool ValidDataFileName(const std::string& name);
 // (the caller makes sure that is no file of the input's) and before the model
 // is changed: on failure the model is as it was and no file is left. Its path
 // goes to `created` once written. Writes nothing when no tensor qualifies.
+// The file is synced before it is named unless `durability` says not to.
 Status MoveWeightsToFile(onnx::ModelProto* model, const std::string& dir, const std::string& name,
-                         uint64_t threshold, std::vector<std::string>* created);
+                         uint64_t threshold, std::vector<std::string>* created,
+                         Durability durability = Durability::kSynced);
 
 // Reads every tensor stored as external data (relative to `dir`) back into
 // its raw_data. When the model would then serialize to more than `limit`
