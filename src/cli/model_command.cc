@@ -45,6 +45,17 @@ PipelineMode ModeOf(ModelCommand c) {
 }
 
 // "I/N" -> (I, N).
+// A byte count from the environment variable `name` into *bytes, when it is set.
+Status ByteCountFromEnvironment(const char* name, uint64_t* bytes) {
+  const char* value = std::getenv(name);
+  if (!value) return Status::Ok();
+  const std::string text = value;
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    return Status(ErrorCode::kUsage, fmt::format("{}={}: expected a byte count (0: never)", name, text));
+  *bytes = std::stoull(text);
+  return Status::Ok();
+}
+
 bool ParseShard(const std::string& text, int* index, int* count) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return false;
@@ -86,13 +97,12 @@ class Command {
     options.pipeline.external_threshold = args_.external_threshold;
     options.pipeline.external_file = args_.external_file;
     options.pipeline.durability = args_.no_fsync ? Durability::kUnsynced : Durability::kSynced;
-    if (const char* splice = std::getenv("ONNX_REMAP_SPLICE_MIN_BYTES")) {
-      // Tests set it low to send small fixtures through the spliced save.
-      const std::string text = splice;
-      if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-        return Fail(Status(ErrorCode::kUsage,
-                           fmt::format("ONNX_REMAP_SPLICE_MIN_BYTES={}: expected a byte count (0: never splice)", text)));
-      options.pipeline.splice_min_bytes = std::stoull(text);
+    // Tests set these low to send small fixtures through the spliced save and
+    // through nodes left as bytes.
+    for (auto [name, bytes] : {std::pair{"ONNX_REMAP_SPLICE_MIN_BYTES", &options.pipeline.splice_min_bytes},
+                               std::pair{"ONNX_REMAP_DEFER_MIN_BYTES", &options.pipeline.defer_min_bytes}}) {
+      Status read = ByteCountFromEnvironment(name, bytes);
+      if (!read.ok()) return Fail(read);
     }
     options.pipeline.full_validation = args_.validate == "full";
     options.output = args_.output;

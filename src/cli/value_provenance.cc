@@ -8,6 +8,7 @@
 
 #include "match/constant_reader.h"
 #include "match/node_form.h"
+#include "model/deferred_nodes.h"
 #include "rules/element_types.h"
 #include "rules/value.h"
 
@@ -131,6 +132,8 @@ Provenance DescribeInput(const std::string& value, const GraphIndex& index) {
       p.type = "Tensor";
       return p;
     }
+    case Producer::Kind::kDeferred:
+      return {fmt::format("computed by node '{}' ({})", producer.deferred->name, producer.deferred->op_type), "Tensor", ""};
     case Producer::Kind::kUnknown: break;
   }
   return {"not produced anywhere in the graph (a missing value)", "Tensor", ""};

@@ -9,6 +9,7 @@
 #include "match/constant_reader.h"
 #include "match/node_form.h"
 #include "match/node_matcher.h"
+#include "model/deferred_nodes.h"
 #include "model/graph_index.h"
 #include "model/opset_import.h"
 #include "model/type_oracle.h"
@@ -48,6 +49,8 @@ class TreeRewriter {
     const SharedString graph = interner_->String(path);
     for (int i = 0; i < nodes->size(); ++i) {
       onnx::NodeProto* node = nodes->Mutable(i);
+      // Nodes left as bytes: plain operators, never a candidate.
+      if (node->op_type().empty() && DeferredRunOf(*node) >= 0) continue;
       // Nodes added inside this node's subgraphs go with it if it is replaced.
       const size_t added_before = added_ ? added_->size() : 0;
       for (auto& attr : *node->mutable_attribute()) {

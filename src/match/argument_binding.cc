@@ -5,6 +5,7 @@
 
 #include "match/constant_reader.h"
 #include "match/tensor_value.h"
+#include "model/deferred_nodes.h"
 #include "model/opset_import.h"
 
 namespace remap {
@@ -39,6 +40,8 @@ std::string Origin(const std::string& name, const Producer& p) {
       return p.node ? fmt::format("it is computed by node '{}' ({})", p.node->name(), OpName(*p.node))
                     : fmt::format("'{}' is computed by a rewritten node", name);
     case Producer::Kind::kGraphInput: return fmt::format("it is the graph input '{}'", name);
+    case Producer::Kind::kDeferred:
+      return fmt::format("it is computed by node '{}' ({})", p.deferred->name, p.deferred->op_type);
     case Producer::Kind::kUnknown: break;
   }
   return fmt::format("'{}' has no producer in scope", name);

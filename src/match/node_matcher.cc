@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "match/constant_reader.h"
+#include "model/deferred_nodes.h"
 
 namespace remap {
 
@@ -56,6 +57,12 @@ bool BindProducers(const Rule& rule, const MatchContext& context, const GraphInd
     const BoundArgument* arg = binding->Find(pattern.argument);
     const std::string input = arg ? arg->input : "";
     Producer p = input.empty() ? Producer{} : index.ProducerOf(input);
+    if (p.kind == Producer::Kind::kDeferred) {
+      // A plain default-domain operator: no pattern the pipeline defers under names one.
+      *why = fmt::format("'{}' is produced by {} (the rule wants {})", pattern.argument, p.deferred->op_type,
+                         pattern.match.Describe());
+      return false;
+    }
     if (p.kind != Producer::Kind::kNode || !p.node) {
       *why = fmt::format("argument '{}' is not produced by a node (the rule wants {})", pattern.argument,
                          pattern.match.Describe());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/deferred_nodes.h"
 #include "model/name_hash.h"
 #include "model/type_oracle.h"
 
@@ -32,9 +33,9 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   return index;
 }
 
-MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph) {
-  index_.t_->values.Reserve(ValuesDefinedIn(graph));
-  index_.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()));
+MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph, size_t deferred_nodes) {
+  index_.t_->values.Reserve(ValuesDefinedIn(graph) + deferred_nodes);
+  index_.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()) + deferred_nodes);
   index_.IndexGraphValues(graph);
   for (const auto& init : graph.sparse_initializer()) sparse_.insert(init.values().name());
 }
@@ -70,9 +71,33 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
   return true;
 }
 
+bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
+  if (!node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
+  GraphIndex::Entry& e = index_.Slot(node.input);
+  if (e.producer().kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
+  ++e.uses;
+  node.input_entry = &e;
+  return true;
+}
+
+bool MainGraphIndexBuilder::DefineOutput(const DeferredNode& node) {
+  GraphIndex::Entry& e = index_.Slot(node.output);
+  if (e.producer().kind != Producer::Kind::kUnknown || Sparse(node.output)) return false;
+  Producer p;
+  p.kind = Producer::Kind::kDeferred;
+  p.deferred = &node;
+  e.set_producer(p);
+  return true;
+}
+
 bool MainGraphIndexBuilder::Defined(std::string_view value) const {
   const GraphIndex::Entry* e = index_.Find(value);
   return (e && e->producer().kind != Producer::Kind::kUnknown) || Sparse(value);
+}
+
+void MainGraphIndexBuilder::Prefetch(const DeferredNode& node) const {
+  if (!node.name.empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name));
+  index_.t_->values.Prefetch(node.output);
 }
 
 void MainGraphIndexBuilder::Prefetch(const onnx::NodeProto& node) const {

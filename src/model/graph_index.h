@@ -28,11 +28,16 @@ struct TensorType {
   int rank = -1;      // -1 unknown
 };
 
+struct DeferredNode;
+
 struct Producer {
-  enum class Kind : uint8_t { kUnknown, kGraphInput, kInitializer, kNode };
+  // kDeferred: a main-graph node left as bytes (model/deferred_nodes.h), a
+  // plain operator that is no constant, no list and no rule's candidate.
+  enum class Kind : uint8_t { kUnknown, kGraphInput, kInitializer, kNode, kDeferred };
   Kind kind = Kind::kUnknown;
   const onnx::NodeProto* node = nullptr;
   const onnx::TensorProto* initializer = nullptr;
+  const DeferredNode* deferred = nullptr;
 };
 
 class TypeOracle;
@@ -78,12 +83,16 @@ class GraphIndex {
       switch (kind_) {
         case Producer::Kind::kNode: return Producer{kind_, static_cast<const onnx::NodeProto*>(source_), nullptr};
         case Producer::Kind::kInitializer: return Producer{kind_, nullptr, static_cast<const onnx::TensorProto*>(source_)};
+        case Producer::Kind::kDeferred:
+          return Producer{kind_, nullptr, nullptr, static_cast<const DeferredNode*>(source_)};
         default: return Producer{kind_, nullptr, nullptr};
       }
     }
     void set_producer(const Producer& p) {
       kind_ = p.kind;
-      source_ = p.kind == Producer::Kind::kNode ? static_cast<const void*>(p.node) : static_cast<const void*>(p.initializer);
+      source_ = p.kind == Producer::Kind::kNode       ? static_cast<const void*>(p.node)
+                : p.kind == Producer::Kind::kDeferred ? static_cast<const void*>(p.deferred)
+                                                      : static_cast<const void*>(p.initializer);
     }
     int uses = 0;
     TensorType type;  // what the model records (value_info, initializer header)
@@ -145,7 +154,8 @@ class GraphIndex {
 // producer exactly when the graph defined it before the current node.
 class MainGraphIndexBuilder {
  public:
-  explicit MainGraphIndexBuilder(const onnx::GraphProto& graph);
+  // `deferred_nodes`: how many nodes left as bytes the graph also has.
+  explicit MainGraphIndexBuilder(const onnx::GraphProto& graph, size_t deferred_nodes = 0);
   // Counts the node's uses. False, with the name in *undefined, when it
   // reads a value nothing before it defines. (A sparse initializer defines
   // its name here, though the index gives it no producer, as ForGraph.)
@@ -154,10 +164,14 @@ class MainGraphIndexBuilder {
   // already defines it (kUnknown: a sparse initializer), when the graph
   // already defines one.
   bool DefineOutputs(const onnx::NodeProto& node, std::string_view* twice, Producer* first);
+  // The same for a node left as bytes: its one input, then its one output.
+  bool UseInput(const DeferredNode& node);
+  bool DefineOutput(const DeferredNode& node);
   // Whether the graph defined `value` before the current node.
   bool Defined(std::string_view value) const;
   // Loads the slots of `node`'s outputs, a few nodes ahead of their turn.
   void Prefetch(const onnx::NodeProto& node) const;
+  void Prefetch(const DeferredNode& node) const;
   GraphIndex Finish() &&;
 
  private:

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "model/deferred_nodes.h"
 #include "model/model_structure.h"
 #include "model/node_split_parse.h"
 #include "model/tensor_size.h"
@@ -33,14 +34,15 @@ bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
          ParseMessageBytes(bytes.data(), bytes.size(), kRecursionLimit, model);
 }
 
-Status CheckParsed(const onnx::ModelProto& model, const std::string& name, GraphIndex* main_index) {
+Status CheckParsed(const onnx::ModelProto& model, const std::string& name, GraphIndex* main_index,
+                   const DeferredNodes* deferred = nullptr) {
   // Random bytes can parse as a message made only of unknown fields; a model has a graph.
   if (!model.has_graph()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no graph)", name));
   if (model.ir_version() <= 0)
     return Status(ErrorCode::kNotOnnx, fmt::format("{}: not an ONNX model (no IR version)", name));
   if (model.opset_import_size() == 0)
     return Status(ErrorCode::kInvalidModel, fmt::format("{}: model has no opset_import", name));
-  Status structure = CheckModelStructure(model, main_index);
+  Status structure = CheckModelStructure(model, main_index, deferred);
   if (!structure.ok()) return Status(structure.code(), fmt::format("{}: {}", name, structure.message()));
   return Status::Ok();
 }
@@ -93,7 +95,20 @@ Status ParseInto(const std::string& bytes, const std::string& name, onnx::ModelP
 
 // A file's bytes, freed once parsed: the structure check then builds the
 // index without the file's copy in memory beside it (the peak of a load).
-Expected<onnx::ModelProto> ParseFileBytes(std::string bytes, const std::string& name, GraphIndex* main_index) {
+// With `defer`, plain nodes may stay bytes (deferred_nodes.h); anything that
+// goes wrong so then loads the model whole, which words the errors.
+Expected<onnx::ModelProto> ParseFileBytes(std::string bytes, const std::string& name, GraphIndex* main_index,
+                                          const DeferOptions& defer = {}) {
+  if (defer.nodes) {
+    std::optional<std::string> reduced = DeferPlainNodes(&bytes, defer.min_bytes, defer.nodes);
+    if (reduced) {
+      onnx::ModelProto model;
+      const bool parsed = ParseBytes(*reduced, &model);
+      std::string().swap(*reduced);
+      if (parsed && CheckParsed(model, name, main_index, defer.nodes).ok()) return model;
+      bytes = defer.nodes->TakeFile();
+    }
+  }
   onnx::ModelProto model;
   Status parsed = ParseInto(bytes, name, &model);
   if (!parsed.ok()) return parsed;
@@ -114,7 +129,7 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, const std::strin
   return model;
 }
 
-Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_index) {
+Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_index, const DeferOptions& defer) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return Status(ErrorCode::kInputNotFound, fmt::format("{}: no such file", path));
@@ -127,7 +142,7 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_i
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-    return ParseFileBytes(buffer.str(), path, main_index);
+    return ParseFileBytes(buffer.str(), path, main_index, defer);
   }
   // One read into a string of the file's size: no stream buffer to grow and copy out of.
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -138,12 +153,13 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_i
   std::string bytes(static_cast<size_t>(size), '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-  return ParseFileBytes(std::move(bytes), path, main_index);
+  return ParseFileBytes(std::move(bytes), path, main_index, defer);
 }
 
-Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index) {
+Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index,
+                                        const DeferOptions& defer) {
   auto whole = [&]() -> Expected<SplicedModel> {
-    auto model = LoadModel(path, main_index);
+    auto model = LoadModel(path, main_index, defer);
     if (!model) return model.status();
     return SplicedModel{std::move(*model), nullptr};
   };

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "model/deferred_nodes.h"
 #include "model/graph_index.h"
 #include "model/name_table.h"
 #include "model/tensor_size.h"
@@ -52,7 +53,7 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
 // defines any more keeps its item, with no scopes.
 class StructureCheck {
  public:
-  explicit StructureCheck(MainGraphIndexBuilder* main) : main_(main) {}
+  StructureCheck(MainGraphIndexBuilder* main, const DeferredNodes* deferred) : main_(main), deferred_(deferred) {}
 
   Status Main(const onnx::GraphProto& g) {
     for (const auto& t : g.initializer()) {
@@ -63,6 +64,14 @@ class StructureCheck {
     for (int i = 0; i < g.node_size(); ++i) {
       if (i + kAhead < g.node_size()) main_->Prefetch(g.node(i + kAhead));
       const onnx::NodeProto& node = g.node(i);
+      if (deferred_) {
+        const long run = DeferredRunOf(node);
+        if (run >= 0) {
+          if (static_cast<size_t>(run) != runs_seen_++ || !Deferred(static_cast<size_t>(run)))
+            return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': a node left as bytes is not sound", g.name()));
+          continue;
+        }
+      }
       std::string_view name;
       if (!main_->UseInputs(node, &name)) return Unreadable(g, i, std::string(name));
       Status s = Attributes(g, i, 0);
@@ -76,6 +85,8 @@ class StructureCheck {
                                                             NodeLabel(node, i), name, label));
       }
     }
+    if (deferred_ && runs_seen_ != deferred_->run_count())
+      return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': a run of nodes left as bytes is missing", g.name()));
     for (const auto& o : g.output()) {
       if (!main_->Defined(o.name()))
         return Status(ErrorCode::kInvalidModel,
@@ -85,6 +96,18 @@ class StructureCheck {
   }
 
  private:
+  // The nodes of a run left as bytes, checked as the loop above checks a
+  // parsed node; false on any fault (the loader reloads the model whole).
+  bool Deferred(size_t run) {
+    constexpr int kAhead = 8;  // as for parsed nodes
+    const DeferredNode* end = deferred_->end(run);
+    for (const DeferredNode* n = deferred_->begin(run); n != end; ++n) {
+      if (end - n > kAhead) main_->Prefetch(n[kAhead]);
+      if (!main_->UseInput(*n) || !main_->DefineOutput(*n)) return false;
+    }
+    return true;
+  }
+
   // A subgraph at `depth` > 0.
   Status Graph(const onnx::GraphProto& g, int depth) {
     if (depth > kMaxSubgraphDepth)
@@ -215,6 +238,8 @@ class StructureCheck {
   }
 
   MainGraphIndexBuilder* main_;
+  const DeferredNodes* deferred_;
+  size_t runs_seen_ = 0;
   NameTable<Definition> visible_;
   std::vector<std::pair<std::string_view, Definition>> undo_;
   int next_scope_ = 1;  // 0 would be the main graph's
@@ -222,9 +247,9 @@ class StructureCheck {
 
 }  // namespace
 
-Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index) {
-  MainGraphIndexBuilder builder(model.graph());
-  Status s = StructureCheck(&builder).Main(model.graph());
+Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index, const DeferredNodes* deferred) {
+  MainGraphIndexBuilder builder(model.graph(), deferred ? deferred->node_count() : 0);
+  Status s = StructureCheck(&builder, deferred).Main(model.graph());
   if (!s.ok()) return s;
   if (main_index) *main_index = std::move(builder).Finish();
   for (const auto& f : model.functions()) {

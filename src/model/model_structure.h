@@ -19,12 +19,18 @@ namespace remap {
 // from the stack's end.
 inline constexpr int kMaxSubgraphDepth = 64;
 
+class DeferredNodes;
 class GraphIndex;
 
 // The message says what is wrong, without the file name. The walk builds the
 // main graph's GraphIndex as it checks (one table of names for both); when
 // `main_index` is given and the model passes, the index is kept there.
-Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index = nullptr);
+// With `deferred`, the main graph's placeholder nodes stand for its runs of
+// nodes left as bytes (deferred_nodes.h), which are checked and indexed in
+// their place. Their faults get a message that does not name the node: the
+// loader then loads the model whole, and reports it as this check words it.
+Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index = nullptr,
+                           const DeferredNodes* deferred = nullptr);
 
 // How deep subgraphs nest in a serialized ModelProto (0: none), read from the
 // wire format without recursion, so it also measures models protobuf refuses

@@ -7,15 +7,16 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "core/parallel_for.h"
+#include "model/wire_fields.h"
 #include "model/wire_format_scan.h"
 
 namespace remap {
 
 namespace {
 
-constexpr uint32_t kModelGraphField = 7;  // ModelProto.graph
-constexpr uint32_t kGraphNodeField = 1;   // GraphProto.node
-constexpr uint32_t kLengthDelimited = 2;
+using wire::kLengthDelimited;
+constexpr uint32_t kModelGraphField = wire::kModelGraph;
+constexpr uint32_t kGraphNodeField = wire::kGraphNode;
 
 // Where the main graph's node records are: [start, end) of the run, and the
 // record starts a piece may begin at (about every `step` bytes).

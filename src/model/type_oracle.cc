@@ -9,6 +9,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "model/deferred_nodes.h"
 #include "model/inference_guard.h"
 #include "model/name_hash.h"
 #include "model/opset_import.h"
@@ -47,11 +48,11 @@ const std::string& KeyOutput(const onnx::NodeProto& node) {
   return node.output(0);
 }
 
-// Default-domain operators whose one output has, at every opset, the type and
-// shape of their one input (ONNX infers them with
-// propagateShapeAndTypeFromFirstInput). Typing a long chain of them needs no
-// per-node inference context.
-bool SameTypeAsInput(const std::string& op) {
+}  // namespace
+
+// ONNX infers these with propagateShapeAndTypeFromFirstInput. Typing a long
+// chain of them needs no per-node inference context.
+bool SameTypeAsInput(std::string_view op) {
   static const std::unordered_set<std::string_view, NameHasher> kOps = {
       "Abs",      "Acos",     "Acosh",    "Asin",    "Asinh",       "Atan",   "Atanh",    "Ceil",
       "Celu",     "Cos",      "Cosh",     "Elu",     "Erf",         "Exp",    "Floor",    "HardSigmoid",
@@ -60,6 +61,8 @@ bool SameTypeAsInput(const std::string& op) {
       "Tan",      "Tanh",     "ThresholdedRelu"};
   return kOps.count(op) > 0;
 }
+
+namespace {
 
 // A default-domain node of one named input and one named output of that
 // input's type: what both typing shortcuts below apply to.
@@ -174,10 +177,15 @@ const onnx::TypeProto* TypeOracle::TypeProtoOf(std::string_view value, GraphInde
   if (const onnx::TypeProto* t = Known(e)) return t;
   if (!e) return nullptr;
   Producer p = e->producer();
+  if (p.kind == Producer::Kind::kDeferred) {
+    if (e->inferred) return nullptr;  // walked, or being walked
+    Resolve(p, e);
+    return Known(e);
+  }
   if (p.kind != Producer::Kind::kNode || !p.node) return nullptr;
   GraphIndex::Entry* state = StateOf(*p.node, value, e);
   if (state->inferred) return nullptr;  // walked, or being walked
-  Resolve(p.node, state);
+  Resolve(p, state);
   return Known(e);  // entries stay where they are while the map grows
 }
 
@@ -193,17 +201,32 @@ GraphIndex::Entry* TypeOracle::StateOf(const onnx::NodeProto& node, std::string_
 // is pushed again so that it is finished before the consumer nearer the top.
 // Each frame carries the index entries it has found (the node's state, the
 // entry of its one input), so a walked node costs one lookup, not six.
-void TypeOracle::Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state) {
+void TypeOracle::Resolve(const Producer& start, GraphIndex::Entry* state) {
+  // A frame is a parsed node or a node left as bytes (deferred), whose one
+  // output's entry is its state.
   struct Frame {
     const onnx::NodeProto* node;
+    const DeferredNode* deferred;
     GraphIndex::Entry* state;  // the entry of its key output: its walk state, then its type
     GraphIndex::Entry* input;  // the entry of its input, for a node of one input
     bool expanded;
   };
-  std::vector<Frame> stack{{node, state, nullptr, false}};
+  std::vector<Frame> stack{{start.node, start.deferred, state, nullptr, false}};
+  // Pushes the producer of `in` (entry `e`) when it is still to be typed.
+  auto push_producer = [&](GraphIndex::Entry* e, std::string_view in) {
+    if (!e || Known(e)) return;
+    Producer p = e->producer();
+    // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
+    if (p.kind == Producer::Kind::kDeferred) {
+      if (!e->inferred) stack.push_back({nullptr, p.deferred, e, nullptr, false});
+      return;
+    }
+    if (p.kind != Producer::Kind::kNode || !p.node) return;
+    GraphIndex::Entry* producer_state = StateOf(*p.node, in, e);
+    if (!producer_state->inferred) stack.push_back({p.node, nullptr, producer_state, nullptr, false});
+  };
   while (!stack.empty()) {
     Frame& top = stack.back();
-    const onnx::NodeProto* n = top.node;
     if (!top.expanded) {
       // Done, or expanded by a second copy pushed later (a diamond) and finished since.
       const onnx::TypeProto*& walk = top.state->inferred;
@@ -213,26 +236,37 @@ void TypeOracle::Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state) 
       }
       walk = Walking();
       top.expanded = true;
+      if (const DeferredNode* d = top.deferred) {
+        GraphIndex::Entry* e = d->input_entry ? static_cast<GraphIndex::Entry*>(d->input_entry) : index_->Find(d->input);
+        top.input = e;
+        push_producer(e, d->input);  // `top` may move from here on
+        continue;
+      }
+      const onnx::NodeProto* n = top.node;
       const bool one_input = n->input_size() == 1;
       for (const auto& in : n->input()) {
         GraphIndex::Entry* e = in.empty() ? nullptr : index_->Find(in);
         if (one_input) stack.back().input = e;
-        if (!e || Known(e)) continue;
-        Producer p = e->producer();
-        if (p.kind != Producer::Kind::kNode || !p.node) continue;
-        GraphIndex::Entry* producer_state = StateOf(*p.node, in, e);
-        // In progress means an ancestor on the current path: a cycle, which only a broken graph has.
-        if (producer_state->inferred) continue;
-        stack.push_back({p.node, producer_state, nullptr, false});
+        push_producer(e, in);
       }
       continue;
     }
     const Frame done = top;
     stack.pop_back();
-    std::string ignored;
-    Infer(*done.node, /*strict=*/false, &ignored, {done.input, done.state});
+    if (done.deferred) {
+      InferDeferred(done.input, done.state);
+    } else {
+      std::string ignored;
+      Infer(*done.node, /*strict=*/false, &ignored, {done.input, done.state});
+    }
     if (done.state->inferred == Walking()) done.state->inferred = WalkedUntyped();
   }
+}
+
+void TypeOracle::InferDeferred(GraphIndex::Entry* input, GraphIndex::Entry* output) {
+  ++nodes_typed_;
+  const onnx::TypeProto* in = input ? Known(input) : nullptr;
+  if (in && in->has_tensor_type() && in->tensor_type().elem_type() != 0) output->inferred = in;
 }
 
 bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, const Entries& known) {

@@ -27,6 +27,10 @@ bool InfersFromFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& sch
 // tests/unit/type_oracle_shortcut_test.cc checks both against ONNX.
 bool UntypedWithoutFirstInput(const onnx::NodeProto& node, const onnx::OpSchema& schema);
 
+// Default-domain operators whose one output has, at every opset, the type
+// and shape of their one input: the oracle types them without ONNX.
+bool SameTypeAsInput(std::string_view op);
+
 class TypeOracle {
  public:
   // `opsets`: the tree's opset imports (domain -> version; "" for the default domain).
@@ -58,8 +62,12 @@ class TypeOracle {
   // The entry that holds `node`'s walk state: that of its key output (its
   // first named one), which is `entry` itself when `output` is that name.
   GraphIndex::Entry* StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry);
-  // Types `node` and the untyped producers it waits for; `state` is StateOf(node).
-  void Resolve(const onnx::NodeProto* node, GraphIndex::Entry* state);
+  // Types the producer `start` (a parsed node or one left as bytes) and the
+  // untyped producers it waits for; `state` is StateOf(node), or for a node
+  // left as bytes the entry of its output.
+  void Resolve(const Producer& start, GraphIndex::Entry* state);
+  // A node left as bytes has its input's type, as InferSameAsInput gives.
+  void InferDeferred(GraphIndex::Entry* input, GraphIndex::Entry* output);
   // Index entries of a node's one input and its key output, when the caller
   // has found them already (nullptr: looked up when needed).
   struct Entries {

@@ -4,16 +4,13 @@
 #include <cerrno>
 #include <unistd.h>
 
+#include "model/wire_fields.h"
+
 namespace remap {
 
 namespace {
 
-constexpr uint32_t kModelGraph = 7;
-constexpr uint32_t kGraphInitializer = 5;
-constexpr uint32_t kTensorRawData = 9;
-constexpr uint32_t kTensorExternalData = 13;
-constexpr uint32_t kTensorDataLocation = 14;
-constexpr uint32_t kLengthDelimited = 2;
+using namespace wire;  // NOLINT: the field numbers
 // The longest field header: a tag (5 bytes) and a varint (10).
 constexpr size_t kMaxFieldHeader = 15;
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.h"
+#include "model/deferred_nodes.h"
 #include "model/external_data_check.h"
 #include "model/graph_index.h"
 #include "model/model_loader.h"
@@ -113,8 +114,9 @@ struct SaveFailure {
 // The last stage of a rewrite: external data placed (copied, linked, moved
 // to or from a data file) and the model written, or nothing left behind.
 SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, const std::string& output,
-                        const std::string& in_dir, const SplicedSource* spliced_source, const PipelineOptions& options,
-                        uint64_t* spliced_bytes, const std::function<void()>& serialized) {
+                        const std::string& in_dir, const SplicedSource* spliced_source, const DeferredNodes* deferred,
+                        const PipelineOptions& options, uint64_t* spliced_bytes,
+                        const std::function<void()>& serialized) {
   auto fail = [](PipelineStage stage, Status status) { return SaveFailure{stage, std::move(status)}; };
   // The marks come off before anything copies or checks external data files.
   std::vector<SplicedInitializer> spliced;
@@ -136,6 +138,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   SaveOptions save;
   save.serialized = serialized;
   save.durability = options.durability;
+  save.deferred = deferred;
   if (options.weights == WeightStorage::kAsIs) save.byte_size = model->ByteSizeLong();
   const bool externalize = options.weights == WeightStorage::kExternal ||
                            (save.byte_size && *save.byte_size + spliced_size > kProtobufLimit);
@@ -246,17 +249,25 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   const bool splice = !source.bytes && source.model_dir.empty() && options.mode == PipelineMode::kRewrite &&
                       !options.dry_run && !options.keep_model && options.splice_min_bytes > 0 &&
                       options.weights == WeightStorage::kAsIs;
+  // Nodes no rewrite can touch stay bytes when nothing needs every node parsed.
+  const bool defer = !source.bytes && source.model_dir.empty() && options.mode == PipelineMode::kRewrite &&
+                     !options.dry_run && !options.keep_model && !options.full_validation &&
+                     !options.keep_inferred_types && !options.target_opset && options.defer_min_bytes > 0 &&
+                     !rules.AnyDefaultDomainProducer();
+  DeferredNodes deferred;
+  const DeferOptions defer_options{defer ? &deferred : nullptr, options.defer_min_bytes};
   std::shared_ptr<SplicedSource> spliced_source;
   Expected<onnx::ModelProto> model = Status(ErrorCode::kInputUnreadable, "");
   // Built by the load's structure check, for the rewrite.
   GraphIndex main_index;
   if (splice) {
-    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes, &main_index);
+    auto loaded = LoadModelSpliced(source.path, options.splice_min_bytes, &main_index, defer_options);
     if (!loaded) return run.Fail(PipelineStage::kLoad, loaded.status());
     model = std::move(loaded->model);
     spliced_source = std::move(loaded->source);
   } else {
-    model = source.bytes ? ParseModel(*source.bytes, source.path, &main_index) : LoadModel(source.path, &main_index);
+    model = source.bytes ? ParseModel(*source.bytes, source.path, &main_index)
+                         : LoadModel(source.path, &main_index, defer_options);
   }
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
   const std::string in_dir = ModelDir(source);
@@ -287,6 +298,10 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   if (validate) {
     const bool full = options.full_validation || options.mode == PipelineMode::kCheck || options.keep_inferred_types ||
                       r.report.opset_after != r.report.opset_before;
+    // ONNX's checker cannot read placeholders; `defer` rules out every reason for a full pass above.
+    if (full && deferred.run_count() > 0)
+      return run.Fail(PipelineStage::kValidate,
+                      Status(ErrorCode::kValidationFailed, fmt::format("{}: nodes left as bytes cannot be validated in full", source.path)));
     Status valid = full ? InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes)
                         : CheckAddedNodes(*model, added, &r.report.notes);
     if (!valid.ok()) {
@@ -298,8 +313,8 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
     std::function<void()> serialized;
     if (!options.keep_model) serialized = [&] { background.Free(&*model); };
-    SaveFailure failure =
-        WriteOutput(&*model, source, output, in_dir, spliced_source.get(), options, &r.spliced_bytes, serialized);
+    SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(),
+                                      deferred.run_count() > 0 ? &deferred : nullptr, options, &r.spliced_bytes, serialized);
     if (!failure.status.ok()) return run.Fail(failure.stage, failure.status);
     r.written = true;
   }

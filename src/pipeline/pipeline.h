@@ -67,6 +67,12 @@ struct PipelineOptions {
   // (0: never; see saver/spliced_writer.h). Not done for bytes in memory,
   // keep_model or a model_dir of its own: those get the model whole.
   uint64_t splice_min_bytes = 64 * 1024;
+  // kRewrite of a file to a file, with no opset conversion, no full
+  // validation and no kept model: main-graph nodes that no rewrite can touch
+  // (model/deferred_nodes.h) are not parsed but written back as the bytes
+  // they are, when they make at least this many bytes (0: never). Not done
+  // either when a rule wants a default-domain operator as its producer.
+  uint64_t defer_min_bytes = 1024 * 1024;
   // kRewrite: whether the output (the model and the data files it gets) is
   // synced to the disk before it is named. kUnsynced saves the time of the
   // disk taking the bytes (for gigabytes of weights, most of a rewrite's),

@@ -63,6 +63,9 @@ std::string MatchKeyOf(const NodeMatch& m) { return m.aten.empty() ? MatchKeyOp(
 
 void RuleSet::Add(std::vector<std::unique_ptr<Rule>> rules) {
   for (auto& rule : rules) {
+    for (const ProducerPattern& p : rule->producers) {
+      if (p.match.aten.empty() && IsDefaultDomain(p.match.domain)) default_domain_producer_ = true;
+    }
     rules_.erase(std::remove_if(rules_.begin(), rules_.end(), [&](const auto& r) { return r->id == rule->id; }),
                  rules_.end());
     rules_.push_back(std::move(rule));

@@ -43,6 +43,11 @@ class RuleSet {
   std::vector<const Fragment*> AllFragments() const;
   // All active rules, sorted by id.
   std::vector<const Rule*> All() const;
+  // Whether a rule added so far wants a default-domain operator as a
+  // producer (`producer { match { op_type: ... } }`): the pipeline then
+  // parses every node (model/deferred_nodes.h). Rule files read on demand
+  // are not looked at: no built-in rule has one (tests/unit/rule_set_test.cc).
+  bool AnyDefaultDomainProducer() const { return default_domain_producer_; }
   // Non-default domains emitted by alternatives that list no target (user
   // rules for a runtime plugin): runnable under every target.
   const std::vector<std::string>& DomainsEmittedForEveryTarget() const { return emitted_domains_; }
@@ -102,6 +107,7 @@ class RuleSet {
   std::vector<std::string> emitted_domains_;
   std::vector<std::unique_ptr<Target>> targets_;
   // Serialises compiling deferred rules and fragments (on the heap: a RuleSet moves).
+  bool default_domain_producer_ = false;
   std::unique_ptr<std::mutex> compile_mutex_ = std::make_unique<std::mutex>();
 };
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/deferred_nodes.h"
 #include "saver/atomic_writer.h"
 
 namespace remap {
@@ -21,9 +22,15 @@ bool SerializeModel(const onnx::ModelProto& model, std::string* bytes, std::opti
   return model.SerializeWithCachedSizesToArray(begin) == begin + size;
 }
 
+bool SerializeModelWith(const onnx::ModelProto& model, const SaveOptions& options, std::string* bytes) {
+  if (!SerializeModel(model, bytes, options.byte_size)) return false;
+  if (!options.deferred) return true;
+  return ExpandDeferredRuns(*options.deferred, bytes) && bytes->size() <= static_cast<size_t>(INT32_MAX);
+}
+
 Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options) {
   std::string bytes;
-  if (!SerializeModel(model, &bytes, options.byte_size))
+  if (!SerializeModelWith(model, options, &bytes))
     return Status(ErrorCode::kOutputFailed,
                   fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   if (options.serialized) options.serialized();

@@ -13,6 +13,8 @@
 
 namespace remap {
 
+class DeferredNodes;
+
 struct SaveOptions {
   // What model.ByteSizeLong() returned, when nothing has changed the model
   // since: protobuf then holds every message's size, and the saver does not
@@ -25,6 +27,9 @@ struct SaveOptions {
   std::function<void()> serialized;
   // Whether the file is synced before it replaces the destination.
   Durability durability = Durability::kSynced;
+  // The model's nodes left as bytes (model/deferred_nodes.h), when it was
+  // loaded so: each placeholder node is written as its run's bytes.
+  const DeferredNodes* deferred = nullptr;
 };
 
 Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options = {});
@@ -34,5 +39,10 @@ Status SaveModel(const onnx::ModelProto& model, const std::string& path, const S
 // given, as in SaveOptions) and one to write them (SerializeToString sizes
 // them twice).
 bool SerializeModel(const onnx::ModelProto& model, std::string* bytes, std::optional<size_t> byte_size = std::nullopt);
+
+// SerializeModel, then the placeholders of `deferred` (when given) written
+// as their runs' bytes. False past the 2 GiB limit, or when the placeholders
+// are not the runs'.
+bool SerializeModelWith(const onnx::ModelProto& model, const SaveOptions& options, std::string* bytes);
 
 }  // namespace remap

@@ -143,7 +143,7 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   const Status too_big(ErrorCode::kOutputFailed,
                        fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
-  if (!SerializeModel(model, &bytes, options.byte_size)) return too_big;
+  if (!SerializeModelWith(model, options, &bytes)) return too_big;
   std::vector<Piece> pieces;
   uint64_t added = 0;
   if (!spliced.empty() && !Plan(bytes, spliced, &pieces, &added))

@@ -181,7 +181,8 @@ for spec in "arch_deform_conv_backbone_op13:" "arch_deform_conv_block_op9:" "arc
   ONNX_REMAP_SPLICE_MIN_BYTES=1024 "$BIN" rewrite "$WORK/$c.inplace.onnx" -o "$WORK/$c.inplace.onnx" ${o:+--opset $o} -q
   check "splice: $c ${o:+--opset $o }in place writes the plain path's bytes" cmp "$WORK/$c.plain.onnx" "$WORK/$c.inplace.onnx"
 done
-ONNX_REMAP_SPLICE_MIN_BYTES=64k expect "splice threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_SPLICE_MIN_BYTES=64k: expected a byte count \(0: never splice\)$" -- rewrite "$ASINH" -o "$WORK/splice_bad.onnx"
+ONNX_REMAP_SPLICE_MIN_BYTES=64k expect "splice threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_SPLICE_MIN_BYTES=64k: expected a byte count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/splice_bad.onnx"
+ONNX_REMAP_DEFER_MIN_BYTES=-1 expect "deferral threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_DEFER_MIN_BYTES=-1: expected a byte count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/defer_bad.onnx"
 check "nothing written for a bad splice threshold" test ! -e "$WORK/splice_bad.onnx"
 
 # The tutorial's user rule (docs/tutorial.md) works as shown.

@@ -1,0 +1,218 @@
+#include "model/deferred_nodes.h"
+
+#include <charconv>
+
+#include "model/type_oracle.h"
+#include "model/wire_fields.h"
+#include "model/wire_format_scan.h"
+
+namespace remap {
+
+namespace {
+
+using namespace wire;  // NOLINT: the field numbers
+// A placeholder's doc_string: this byte, then the run's number in decimal.
+constexpr char kPlaceholderMark = '\x01';
+
+std::string_view Payload(const std::string& bytes, const WireField& f) {
+  return std::string_view(bytes).substr(f.payload_start, f.end - f.payload_start);
+}
+
+// What a node record holds, as far as deciding needs.
+struct RecordFields {
+  int inputs = 0, outputs = 0, names = 0, op_types = 0, docs = 0, domains = 0;
+  bool other = false;  // an attribute, or a field newer than this reads
+  DeferredNode node;
+  std::string_view domain;
+};
+
+bool ReadRecord(const std::string& bytes, const WireField& record, RecordFields* r) {
+  for (size_t pos = record.payload_start; pos < record.end;) {
+    WireField f;
+    if (!ReadWireField(bytes.data(), pos, record.end, &f)) return false;
+    pos = f.end;
+    if (f.wire_type != kLengthDelimited) {
+      r->other = true;
+      continue;
+    }
+    const std::string_view value = Payload(bytes, f);
+    switch (f.number) {
+      case kNodeInput: ++r->inputs; r->node.input = value; break;
+      case kNodeOutput: ++r->outputs; r->node.output = value; break;
+      case kNodeName: ++r->names; r->node.name = value; break;
+      case kNodeOpType: ++r->op_types; r->node.op_type = value; break;
+      case kNodeDocString: ++r->docs; break;
+      case kNodeDomain: ++r->domains; r->domain = value; break;
+      default: r->other = true;
+    }
+  }
+  return true;
+}
+
+bool CanStayBytes(const RecordFields& r) {
+  return !r.other && r.inputs == 1 && r.outputs == 1 && r.op_types == 1 && r.names <= 1 && r.docs <= 1 &&
+         r.domains <= 1 && !r.node.input.empty() && !r.node.output.empty() &&
+         (r.domain.empty() || r.domain == "ai.onnx") && SameTypeAsInput(r.node.op_type);
+}
+
+void AppendPlaceholder(size_t run, std::string* out) {
+  const std::string doc = kPlaceholderMark + std::to_string(run);
+  std::string node;
+  node.push_back(static_cast<char>((kNodeDocString << 3) | kLengthDelimited));
+  AppendVarint(doc.size(), &node);
+  node += doc;
+  out->push_back(static_cast<char>((kGraphNode << 3) | kLengthDelimited));
+  AppendVarint(node.size(), out);
+  *out += node;
+}
+
+// The model's one graph field, or false.
+bool FindGraph(const std::string& bytes, WireField* graph) {
+  bool found = false;
+  for (size_t pos = 0; pos < bytes.size();) {
+    WireField f;
+    if (!ReadWireField(bytes.data(), pos, bytes.size(), &f)) return false;
+    if (f.number == kModelGraph) {
+      if (found || f.wire_type != kLengthDelimited) return false;
+      *graph = f;
+      found = true;
+    }
+    pos = f.end;
+  }
+  return found;
+}
+
+// `bytes` with the graph field's payload replaced by `payload`.
+std::string WithGraphPayload(const std::string& bytes, const WireField& graph, const std::string& payload) {
+  std::string out;
+  out.reserve(bytes.size() - (graph.end - graph.payload_start) + payload.size() + 10);
+  out.append(bytes, 0, graph.tag_end);
+  AppendVarint(payload.size(), &out);
+  out += payload;
+  out.append(bytes, graph.end, std::string::npos);
+  return out;
+}
+
+// The run number of a serialized placeholder node, or -1.
+long PlaceholderRun(std::string_view node) {
+  if (node.size() < 3 || static_cast<uint8_t>(node[0]) != ((kNodeDocString << 3) | kLengthDelimited)) return -1;
+  const size_t len = static_cast<uint8_t>(node[1]);
+  if (len >= 0x80 || len + 2 != node.size() || node[2] != kPlaceholderMark) return -1;
+  long run = -1;
+  const char* first = node.data() + 3;
+  const char* last = node.data() + node.size();
+  auto [end, ec] = std::from_chars(first, last, run);
+  return ec == std::errc() && end == last && first != last ? run : -1;
+}
+
+}  // namespace
+
+std::string DeferredNodes::TakeFile() {
+  runs_.clear();
+  nodes_.clear();
+  return std::move(file_);
+}
+
+std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes, DeferredNodes* out) {
+  WireField graph;
+  if (!FindGraph(*file, &graph)) return std::nullopt;
+  out->file_ = std::move(*file);
+  const std::string& bytes = out->file_;
+  auto give_back = [&]() -> std::optional<std::string> {
+    *file = out->TakeFile();
+    return std::nullopt;
+  };
+  std::string payload;
+  uint64_t deferred_bytes = 0;
+  size_t copied_to = graph.payload_start;  // bytes before this are in `payload` or deferred
+  DeferredNodes::Run run;
+  auto close_run = [&] {
+    if (run.count == 0) return;
+    payload.append(bytes, copied_to, run.start - copied_to);
+    AppendPlaceholder(out->runs_.size(), &payload);
+    out->runs_.push_back(run);
+    deferred_bytes += run.end - run.start;
+    copied_to = run.end;
+    run = DeferredNodes::Run();
+  };
+  for (size_t pos = graph.payload_start; pos < graph.end;) {
+    WireField f;
+    if (!ReadWireField(bytes.data(), pos, graph.end, &f)) return give_back();
+    pos = f.end;
+    if (f.number != kGraphNode) {
+      close_run();
+      continue;
+    }
+    RecordFields r;
+    if (f.wire_type != kLengthDelimited || !ReadRecord(bytes, f, &r)) return give_back();
+    if (!CanStayBytes(r)) {
+      // A placeholder is known by its empty op_type: no node of the file may look like one.
+      if (r.op_types != 1 || r.node.op_type.empty()) return give_back();
+      close_run();
+      continue;
+    }
+    if (run.count == 0) {
+      run.start = f.start;
+      run.first = static_cast<uint32_t>(out->nodes_.size());
+    }
+    run.end = f.end;
+    ++run.count;
+    out->nodes_.push_back(r.node);
+  }
+  close_run();
+  if (deferred_bytes == 0 || deferred_bytes < min_bytes || out->nodes_.size() > UINT32_MAX) return give_back();
+  payload.append(bytes, copied_to, graph.end - copied_to);
+  return WithGraphPayload(bytes, graph, payload);
+}
+
+long DeferredRunOf(const onnx::NodeProto& node) {
+  if (!node.op_type().empty() || node.doc_string().size() < 2 || node.doc_string()[0] != kPlaceholderMark)
+    return -1;
+  long run = -1;
+  const std::string& doc = node.doc_string();
+  auto [end, ec] = std::from_chars(doc.data() + 1, doc.data() + doc.size(), run);
+  return ec == std::errc() && end == doc.data() + doc.size() ? run : -1;
+}
+
+bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
+  WireField graph;
+  if (!FindGraph(*bytes, &graph)) return false;
+  // Where each placeholder is: found first, so that the output is written once, at its size.
+  struct Found {
+    size_t start, end, run;
+  };
+  std::vector<Found> found;
+  found.reserve(deferred.run_count());
+  std::vector<bool> written(deferred.run_count(), false);
+  size_t payload_size = graph.end - graph.payload_start;
+  for (size_t pos = graph.payload_start; pos < graph.end;) {
+    WireField f;
+    if (!ReadWireField(bytes->data(), pos, graph.end, &f)) return false;
+    pos = f.end;
+    if (f.number != kGraphNode || f.wire_type != kLengthDelimited) continue;
+    const long run = PlaceholderRun(Payload(*bytes, f));
+    if (run < 0) continue;
+    const size_t k = static_cast<size_t>(run);
+    if (k >= written.size() || written[k]) return false;
+    written[k] = true;
+    found.push_back({f.start, f.end, k});
+    payload_size = payload_size - (f.end - f.start) + deferred.bytes(k).size();
+  }
+  if (found.size() != written.size()) return false;
+  std::string out;
+  out.reserve(bytes->size() - (graph.end - graph.payload_start) + payload_size + 10);
+  out.append(*bytes, 0, graph.tag_end);
+  AppendVarint(payload_size, &out);
+  size_t copied_to = graph.payload_start;
+  for (const Found& p : found) {
+    out.append(*bytes, copied_to, p.start - copied_to);
+    const std::string_view run_bytes = deferred.bytes(p.run);
+    out.append(run_bytes.data(), run_bytes.size());
+    copied_to = p.end;
+  }
+  out.append(*bytes, copied_to, std::string::npos);
+  *bytes = std::move(out);
+  return true;
+}
+
+}  // namespace remap

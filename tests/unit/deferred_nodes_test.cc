@@ -1,0 +1,224 @@
+// Main-graph nodes left as bytes (model/deferred_nodes.h): which nodes stay
+// bytes, that the model written back is the file's bytes wherever no rewrite
+// touched it, and that the loader, the index and the type oracle see such
+// nodes as they see parsed ones.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/deferred_nodes.h"
+#include "model/graph_index.h"
+#include "model/model_loader.h"
+#include "model/type_oracle.h"
+#include "rules/rule_set.h"
+#include "test_models.h"
+
+namespace remap {
+namespace {
+
+using testing::ModelFromText;
+using testing::RulesFromText;
+
+// Relu, Sigmoid (a run), a custom op, Abs and Neg in the ai.onnx domain (a
+// run), LeakyRelu with an attribute and a two-input Add (parsed), Tanh (a run).
+const char* kModel = R"(
+  < ir_version: 8, opset_import: ["" : 13, "custom" : 1] >
+  g (float[2, 3] x) => (float[2, 3] y) {
+    a = Relu(x)
+    b = Sigmoid(a)
+    c = custom.Foo(b)
+    d = Abs(c)
+    e = ai.onnx.Neg(d)
+    f = LeakyRelu<alpha = 0.2>(e)
+    h = Add(f, x)
+    y = Tanh(h)
+  }
+)";
+
+std::string Serialized(const onnx::ModelProto& model) {
+  std::string bytes;
+  REQUIRE(model.SerializeToString(&bytes));
+  return bytes;
+}
+
+std::vector<std::string> OpsOf(const DeferredNodes& d, size_t run) {
+  std::vector<std::string> ops;
+  for (const DeferredNode* n = d.begin(run); n != d.end(run); ++n) ops.emplace_back(n->op_type);
+  return ops;
+}
+
+TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferred]") {
+  onnx::ModelProto model = ModelFromText(kModel);
+  model.mutable_graph()->mutable_node(0)->set_name("relu");
+  const std::string original = Serialized(model);
+  std::string file = original;
+  DeferredNodes deferred;
+  std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
+  REQUIRE(reduced);
+  CHECK(file.empty());  // taken
+  REQUIRE(deferred.run_count() == 3);
+  CHECK(OpsOf(deferred, 0) == std::vector<std::string>{"Relu", "Sigmoid"});
+  CHECK(OpsOf(deferred, 1) == std::vector<std::string>{"Abs", "Neg"});
+  CHECK(OpsOf(deferred, 2) == std::vector<std::string>{"Tanh"});
+  CHECK(deferred.begin(0)->name == "relu");
+  CHECK(deferred.begin(0)->input == "x");
+  CHECK(deferred.begin(0)->output == "a");
+
+  onnx::ModelProto parsed;
+  REQUIRE(parsed.ParseFromString(*reduced));
+  std::vector<long> runs;
+  std::vector<std::string> parsed_ops;
+  for (const auto& n : parsed.graph().node()) {
+    runs.push_back(DeferredRunOf(n));
+    parsed_ops.push_back(n.op_type());
+  }
+  CHECK(runs == std::vector<long>{0, -1, 1, -1, -1, 2});
+  CHECK(parsed_ops == std::vector<std::string>{"", "Foo", "", "LeakyRelu", "Add", ""});
+
+  // Written back: the file's bytes.
+  std::string written = Serialized(parsed);
+  REQUIRE(ExpandDeferredRuns(deferred, &written));
+  CHECK(written == original);
+  CHECK(deferred.TakeFile() == original);
+}
+
+TEST_CASE("nothing deferred leaves the file where it was", "[deferred]") {
+  const std::string original = Serialized(ModelFromText(kModel));
+  DeferredNodes deferred;
+  std::string file = original;
+  SECTION("fewer bytes than asked") { CHECK_FALSE(DeferPlainNodes(&file, 1 << 20, &deferred)); }
+  SECTION("a node of the file has no op_type: a placeholder must not be mistaken for it") {
+    onnx::ModelProto model = ModelFromText(kModel);
+    model.mutable_graph()->mutable_node(2)->clear_op_type();
+    file = Serialized(model);
+    const std::string before = file;
+    CHECK_FALSE(DeferPlainNodes(&file, 1, &deferred));
+    CHECK(file == before);
+    return;
+  }
+  SECTION("no plain node") {
+    file = Serialized(ModelFromText(R"(
+      < ir_version: 8, opset_import: ["" : 13] >
+      g (float[2] x) => (float[2] y) { y = Add(x, x) }
+    )"));
+    const std::string before = file;
+    CHECK_FALSE(DeferPlainNodes(&file, 1, &deferred));
+    CHECK(file == before);
+    return;
+  }
+  CHECK(file == original);
+  CHECK(deferred.run_count() == 0);
+}
+
+TEST_CASE("writing back refuses placeholders that are not the runs'", "[deferred]") {
+  std::string file = Serialized(ModelFromText(kModel));
+  DeferredNodes deferred;
+  std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
+  REQUIRE(reduced);
+  onnx::ModelProto parsed;
+  REQUIRE(parsed.ParseFromString(*reduced));
+  SECTION("a run missing") {
+    parsed.mutable_graph()->mutable_node()->DeleteSubrange(5, 1);
+    std::string bytes = Serialized(parsed);
+    CHECK_FALSE(ExpandDeferredRuns(deferred, &bytes));
+  }
+  SECTION("a run twice") {
+    *parsed.mutable_graph()->add_node() = parsed.graph().node(0);
+    std::string bytes = Serialized(parsed);
+    CHECK_FALSE(ExpandDeferredRuns(deferred, &bytes));
+  }
+  SECTION("a run that does not exist") {
+    parsed.mutable_graph()->mutable_node(5)->set_doc_string("\x01" "7");
+    std::string bytes = Serialized(parsed);
+    CHECK_FALSE(ExpandDeferredRuns(deferred, &bytes));
+  }
+}
+
+struct TempFile {
+  explicit TempFile(const std::string& bytes)
+      : path((std::filesystem::temp_directory_path() /
+              ("onnx-remap-deferred-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".onnx"))
+                 .string()) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  std::string path;
+};
+
+TEST_CASE("a load with nodes left as bytes indexes and types them", "[deferred]") {
+  TempFile file(Serialized(ModelFromText(kModel)));
+  DeferredNodes deferred;
+  GraphIndex index;
+  auto model = LoadModel(file.path, &index, DeferOptions{&deferred, 1});
+  REQUIRE(model);
+  REQUIRE(deferred.run_count() == 3);
+  CHECK(model->graph().node_size() == 6);
+  for (const char* value : {"a", "b", "d", "e", "y"}) {
+    INFO(value);
+    CHECK(index.ProducerOf(value).kind == Producer::Kind::kDeferred);
+  }
+  CHECK(index.ProducerOf("c").kind == Producer::Kind::kNode);
+  CHECK(index.Uses("x") == 2);  // Relu and Add
+  CHECK(index.Uses("b") == 1);
+  CHECK(index.FreshValueName("a") == "a_1");
+
+  TypeOracle oracle(&index, {{"", 13}, {"custom", 1}});
+  index.AttachTypeOracle(&oracle);
+  const TensorType b = index.TypeOf("b");  // through Sigmoid and Relu to x
+  CHECK(b.elem_type == onnx::TensorProto::FLOAT);
+  CHECK(b.rank == 2);
+  CHECK(index.TypeOf("d").elem_type == 0);  // the custom op's output is not known
+}
+
+TEST_CASE("a fault among nodes left as bytes is reported as a whole load reports it", "[deferred]") {
+  onnx::ModelProto broken = ModelFromText(kModel);
+  broken.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");  // the Sigmoid
+  TempFile file(Serialized(broken));
+  DeferredNodes deferred;
+  auto with = LoadModel(file.path, nullptr, DeferOptions{&deferred, 1});
+  auto without = LoadModel(file.path);
+  REQUIRE_FALSE(with);
+  REQUIRE_FALSE(without);
+  CHECK(with.status().message() == without.status().message());
+  CHECK(with.status().message().find("node '#1' (Sigmoid) reads 'nowhere'") != std::string::npos);
+  CHECK(deferred.run_count() == 0);
+}
+
+TEST_CASE("rules that want a default-domain producer turn the deferral off", "[deferred]") {
+  CHECK_FALSE(RulesFromText(R"R(
+    rule {
+      id: "fft"
+      match { aten: "view_as_real" }
+      signature: "aten::view_as_real(Tensor self) -> Tensor"
+      producer { argument: "self" match { aten: "fft_rfft" } signature: "aten::fft_rfft(Tensor x) -> Tensor" }
+      alternative { min_opset: 17 replace: "out = Identity(x)" }
+    }
+  )R").AnyDefaultDomainProducer());
+  CHECK(RulesFromText(R"R(
+    rule {
+      id: "relu-pair"
+      match { domain: "custom" op_type: "Foo" }
+      signature: "custom::Foo(Tensor self) -> Tensor"
+      producer { argument: "self" match { op_type: "Relu" } signature: "Relu(Tensor x) -> Tensor" }
+      alternative { min_opset: 13 replace: "out = Identity(x)" }
+    }
+  )R").AnyDefaultDomainProducer());
+}
+
+TEST_CASE("no built-in rule wants a default-domain producer", "[deferred]") {
+  // Built-in rule files are read on demand, after the pipeline has decided;
+  // the decision relies on this.
+  RuleLoadResult loaded = LoadRules(/*builtins=*/true, {});
+  REQUIRE(loaded.errors.empty());
+  for (const Rule* rule : loaded.rules.All()) {
+    for (const ProducerPattern& p : rule->producers) {
+      INFO(rule->id);
+      const bool default_domain = p.match.aten.empty() && (p.match.domain.empty() || p.match.domain == "ai.onnx");
+      CHECK_FALSE(default_domain);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace remap
