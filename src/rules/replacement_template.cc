@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <onnx/defs/parser.h>
@@ -108,11 +109,11 @@ std::string ExpressionRefName(size_t k) { return fmt::format("_e{}", k); }
 
 bool ParseExpressionRefName(const std::string& ref, size_t* k) {
   if (ref.size() < 3 || ref.compare(0, 2, "_e") != 0) return false;
-  for (size_t p = 2; p < ref.size(); ++p) {
-    if (!std::isdigit(static_cast<unsigned char>(ref[p]))) return false;
-  }
-  *k = static_cast<size_t>(std::stoul(ref.substr(2)));
-  return true;
+  const char* first = ref.data() + 2;
+  const char* last = ref.data() + ref.size();
+  // Digits only; too many for a size_t is no reference either.
+  auto [end, ec] = std::from_chars(first, last, *k);
+  return ec == std::errc() && end == last;
 }
 
 std::vector<NamePart> SplitName(const std::string& name) {
@@ -385,6 +386,9 @@ class TemplateCompiler {
       // After '=' it is an attribute value; anywhere else it is (part of) a value name.
       size_t prev = rewritten.find_last_not_of(" \t\r\n");
       bool attribute = prev != std::string::npos && rewritten[prev] == '=';
+      // `alpha = ${x}2` would read as a reference to another expression.
+      if (attribute && close + 1 < end && IsIdentChar(text_[close + 1]))
+        return Fail(close + 1, "an attribute value written as '${...}' must end with it");
       map.anchors.emplace_back(rewritten.size(), open);
       rewritten += attribute ? "@" + ExpressionRefName(k) : PlaceholderName(k);
       map.anchors.emplace_back(rewritten.size(), close + 1);
@@ -484,7 +488,8 @@ class TemplateCompiler {
     if (!IsDefaultDomain(node.domain())) out_->domains_.insert(node.domain());
     for (const onnx::AttributeProto& attr : node.attribute()) {
       size_t k;
-      if (!attr.ref_attr_name().empty() && !ParseExpressionRefName(attr.ref_attr_name(), &k))
+      if (!attr.ref_attr_name().empty() &&
+          (!ParseExpressionRefName(attr.ref_attr_name(), &k) || k >= out_->expressions_.size()))
         return Fail(FindWord(text_, attr.ref_attr_name(), where), "write attribute values from arguments as ${name}, not @name");
       std::vector<const onnx::GraphProto*> graphs;
       if (attr.has_g()) graphs.push_back(&attr.g());
