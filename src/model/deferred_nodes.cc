@@ -66,22 +66,6 @@ void AppendPlaceholder(size_t run, std::string* out) {
   *out += node;
 }
 
-// The model's one graph field, or false.
-bool FindGraph(const std::string& bytes, WireField* graph) {
-  bool found = false;
-  for (size_t pos = 0; pos < bytes.size();) {
-    WireField f;
-    if (!ReadWireField(bytes.data(), pos, bytes.size(), &f)) return false;
-    if (f.number == kModelGraph) {
-      if (found || f.wire_type != kLengthDelimited) return false;
-      *graph = f;
-      found = true;
-    }
-    pos = f.end;
-  }
-  return found;
-}
-
 // `bytes` with the graph field's payload replaced by `payload`.
 std::string WithGraphPayload(const std::string& bytes, const WireField& graph, const std::string& payload) {
   std::string out;
@@ -93,16 +77,21 @@ std::string WithGraphPayload(const std::string& bytes, const WireField& graph, c
   return out;
 }
 
-// The run number of a serialized placeholder node, or -1.
+// The run a placeholder's doc_string names (the mark, then decimal digits), or -1.
+long RunOfDoc(std::string_view doc) {
+  if (doc.size() < 2 || doc[0] != kPlaceholderMark) return -1;
+  long run = -1;
+  const char* last = doc.data() + doc.size();
+  auto [end, ec] = std::from_chars(doc.data() + 1, last, run);
+  return ec == std::errc() && end == last ? run : -1;
+}
+
+// The run number of a serialized placeholder node (a doc_string and nothing else), or -1.
 long PlaceholderRun(std::string_view node) {
   if (node.size() < 3 || static_cast<uint8_t>(node[0]) != ((kNodeDocString << 3) | kLengthDelimited)) return -1;
   const size_t len = static_cast<uint8_t>(node[1]);
-  if (len >= 0x80 || len + 2 != node.size() || node[2] != kPlaceholderMark) return -1;
-  long run = -1;
-  const char* first = node.data() + 3;
-  const char* last = node.data() + node.size();
-  auto [end, ec] = std::from_chars(first, last, run);
-  return ec == std::errc() && end == last && first != last ? run : -1;
+  if (len >= 0x80 || len + 2 != node.size()) return -1;
+  return RunOfDoc(node.substr(2));
 }
 
 }  // namespace
@@ -115,7 +104,7 @@ std::string DeferredNodes::TakeFile() {
 
 std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes, DeferredNodes* out) {
   WireField graph;
-  if (!FindGraph(*file, &graph)) return std::nullopt;
+  if (!FindModelGraph(*file, &graph)) return std::nullopt;
   out->file_ = std::move(*file);
   const std::string& bytes = out->file_;
   auto give_back = [&]() -> std::optional<std::string> {
@@ -166,17 +155,12 @@ std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes
 }
 
 long DeferredRunOf(const onnx::NodeProto& node) {
-  if (!node.op_type().empty() || node.doc_string().size() < 2 || node.doc_string()[0] != kPlaceholderMark)
-    return -1;
-  long run = -1;
-  const std::string& doc = node.doc_string();
-  auto [end, ec] = std::from_chars(doc.data() + 1, doc.data() + doc.size(), run);
-  return ec == std::errc() && end == doc.data() + doc.size() ? run : -1;
+  return node.op_type().empty() ? RunOfDoc(node.doc_string()) : -1;
 }
 
 bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
   WireField graph;
-  if (!FindGraph(*bytes, &graph)) return false;
+  if (!FindModelGraph(*bytes, &graph)) return false;
   // Where each placeholder is: found first, so that the output is written once, at its size.
   struct Found {
     size_t start, end, run;

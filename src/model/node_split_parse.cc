@@ -15,7 +15,6 @@ namespace remap {
 namespace {
 
 using wire::kLengthDelimited;
-constexpr uint32_t kModelGraphField = wire::kModelGraph;
 constexpr uint32_t kGraphNodeField = wire::kGraphNode;
 
 // Where the main graph's node records are: [start, end) of the run, and the
@@ -29,19 +28,7 @@ struct NodeRun {
 
 bool FindNodeRun(const std::string& bytes, size_t step, NodeRun* run) {
   const char* data = bytes.data();
-  bool have_graph = false;
-  for (size_t pos = 0; pos < bytes.size();) {
-    WireField f;
-    if (!ReadWireField(data, pos, bytes.size(), &f)) return false;
-    if (f.number == kModelGraphField) {
-      // Protobuf merges a repeated message field; that is not the plain shape.
-      if (have_graph || f.wire_type != kLengthDelimited) return false;
-      run->graph = f;
-      have_graph = true;
-    }
-    pos = f.end;
-  }
-  if (!have_graph) return false;
+  if (!FindModelGraph(bytes, &run->graph)) return false;
   bool in_run = false;
   bool run_over = false;
   for (size_t pos = run->graph.payload_start; pos < run->graph.end;) {

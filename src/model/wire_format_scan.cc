@@ -126,6 +126,21 @@ bool ReadWireField(WireSource* source, size_t begin, size_t end, WireField* fiel
   return true;
 }
 
+bool FindModelGraph(const std::string& bytes, WireField* graph) {
+  bool found = false;
+  for (size_t pos = 0; pos < bytes.size();) {
+    WireField f;
+    if (!ReadWireField(bytes.data(), pos, bytes.size(), &f)) return false;
+    if (f.number == kModelGraph) {
+      if (found || f.wire_type != kLengthDelimited) return false;
+      *graph = f;
+      found = true;
+    }
+    pos = f.end;
+  }
+  return found;
+}
+
 bool MemoryWireSource::AppendTo(size_t pos, size_t len, std::string* out) {
   if (!InWindow(pos, len)) return false;
   out->append(window_ + pos, len);

@@ -122,4 +122,9 @@ struct WireField {
 bool ReadWireField(const char* data, size_t begin, size_t end, WireField* field);
 bool ReadWireField(WireSource* source, size_t begin, size_t end, WireField* field);
 
+// The serialized model's one graph field (ModelProto.graph). False when it
+// has none, more than one (protobuf would merge them: not the plain shape),
+// or the bytes are malformed.
+bool FindModelGraph(const std::string& bytes, WireField* graph);
+
 }  // namespace remap
