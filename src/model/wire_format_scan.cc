@@ -103,7 +103,7 @@ bool ReadFieldHeader(const char* data, size_t begin, size_t limit, WireField* fi
 
 }  // namespace
 
-bool ReadWireField(const char* data, size_t begin, size_t end, WireField* field) {
+bool ReadWireFieldSlowly(const char* data, size_t begin, size_t end, WireField* field) {
   uint64_t skip = 0;
   if (!ReadFieldHeader(data, begin, end, field, &skip)) return false;
   if (skip > end - field->payload_start) return false;

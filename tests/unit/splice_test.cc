@@ -184,6 +184,40 @@ TEST_CASE("the wire scan leaves out exactly the large raw_data", "[splice][loade
   CHECK_FALSE(ScanForLargeRawData(bytes.data(), bytes.size(), 0));
 }
 
+TEST_CASE("a field is read alike with one-byte varints (inline) or longer ones", "[splice][loader]") {
+  auto read = [](const std::string& bytes, size_t end, WireField* f) { return ReadWireField(bytes.data(), 0, end, f); };
+  auto same = [](const WireField& a, const WireField& b) {
+    return a.number == b.number && a.wire_type == b.wire_type && a.start == b.start && a.tag_end == b.tag_end &&
+           a.payload_start == b.payload_start && a.end == b.end;
+  };
+  WireField f, g;
+  // Field 4 (a string), 3 bytes: the inline path; with the varints padded to
+  // two bytes (0x80 continuation), the general one.
+  const std::string small = std::string("\x22\x03" "abc", 5);
+  REQUIRE(read(small, small.size(), &f));
+  CHECK((f.number == 4 && f.wire_type == 2 && f.tag_end == 1 && f.payload_start == 2 && f.end == 5));
+  REQUIRE(ReadWireFieldSlowly(small.data(), 0, small.size(), &g));
+  CHECK(same(f, g));
+  // A 127-byte payload is the longest inline; 128 takes a two-byte length.
+  for (size_t n : {size_t{0}, size_t{127}, size_t{128}, size_t{300}}) {
+    CAPTURE(n);
+    std::string bytes("\x0a", 1);
+    AppendVarint(n, &bytes);
+    bytes += std::string(n, 'x');
+    REQUIRE(read(bytes, bytes.size(), &f));
+    REQUIRE(ReadWireFieldSlowly(bytes.data(), 0, bytes.size(), &g));
+    CHECK(same(f, g));
+    CHECK(f.end == bytes.size());
+    CHECK_FALSE(read(bytes, bytes.size() - 1, &f));  // the payload runs past the end
+  }
+  // Not length-delimited, field number 0, a group: never the inline path.
+  CHECK(read(std::string("\x08\x05", 2), 2, &f));
+  CHECK((f.wire_type == 0 && f.end == 2));
+  CHECK_FALSE(read(std::string("\x02\x01x", 3), 3, &f));
+  CHECK_FALSE(read(std::string("\x0b\x01x", 3), 3, &f));
+  CHECK_FALSE(read(std::string("\x0a", 1), 1, &f));  // a tag and no length
+}
+
 TEST_CASE("the wire scan reads a file by windows as it reads bytes in memory", "[splice][loader]") {
   TempDir dir;
   std::string bytes;
