@@ -173,6 +173,11 @@ class Evaluator {
   // one): `[lin[h][w] for h in ... for w in ...]` must not copy `lin` per item.
   // Otherwise `n` is evaluated into `scratch`.
   bool Ref(const ExprNode& n, Value* scratch, const Value** out) {
+    if (n.op == Op::kLiteral) {
+      if (++steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
+      *out = &n.literal;
+      return true;
+    }
     if (n.op == Op::kName) {
       if (++steps_ > kMaxSteps) return Fail(n, fmt::format("expression takes more than {} steps", kMaxSteps));
       return NameRef(n, out);
@@ -340,18 +345,23 @@ class Evaluator {
     }
   }
 
+  // Operands by reference (Ref): `x in ['bool', 'uint8', ...]` copies no list.
   bool EvalCompare(const ExprNode& n, Value* out) {
-    Value left, right;
-    if (!Eval(*n.kids[0], &left)) return false;
+    Value scratch[2];
+    const Value* left = nullptr;
+    if (!Ref(*n.kids[0], &scratch[0], &left)) return false;
     for (size_t k = 0; k < n.compare_ops.size(); ++k) {
-      if (!Eval(*n.kids[k + 1], &right)) return false;
+      // Not the scratch `left` may be in.
+      Value* right_scratch = left == &scratch[0] ? &scratch[1] : &scratch[0];
+      const Value* right = nullptr;
+      if (!Ref(*n.kids[k + 1], right_scratch, &right)) return false;
       bool holds;
-      if (!CompareOnce(n.compare_ops[k], left, right, n.compare_offsets[k], &holds)) return false;
+      if (!CompareOnce(n.compare_ops[k], *left, *right, n.compare_offsets[k], &holds)) return false;
       if (!holds) {
         *out = Value::Bool(false);
         return true;
       }
-      left = std::move(right);
+      left = right;
     }
     *out = Value::Bool(true);
     return true;

@@ -375,13 +375,28 @@ class Parser {
             if (IsPunct("]")) break;
           }
           if (!Expect("]")) return nullptr;
-          return list;
+          return FoldLiteralList(list);
         }
         break;
       case T::kEnd:
         break;
     }
     return SetError(t.offset, t.kind == T::kEnd ? "expression is incomplete" : fmt::format("unexpected '{}'", t.text));
+  }
+
+  // A list of literals (`['uint8', 'int8', ...]` in a template) becomes one
+  // literal: evaluated per match, it would be built item by item each time.
+  static Node FoldLiteralList(Node list) {
+    std::vector<Value> items;
+    items.reserve(list->kids.size());
+    for (const ExprNodePtr& kid : list->kids) {
+      if (kid->op != Op::kLiteral) return list;
+      items.push_back(kid->literal);
+    }
+    list->op = Op::kLiteral;
+    list->literal = Value::List(std::move(items));
+    list->kids.clear();
+    return list;
   }
 
   std::vector<ExprToken> tokens_;

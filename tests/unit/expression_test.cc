@@ -236,6 +236,31 @@ TEST_CASE("comparisons chain and order numbers, strings and lists", "[expression
   CHECK(order.offset == 4);
 }
 
+TEST_CASE("lists of literals are built once, and compared and indexed in place", "[expression]") {
+  // A list of literals is one value made when parsed; the same results as built per evaluation.
+  CHECK(Show("[1, 2.5, 'a', None, True]") == "[1, 2.5, \"a\", None, True]");
+  CHECK(Show("[[1, 2], [], [3]]") == "[[1, 2], [], [3]]");
+  CHECK(Show("[[1, two], [3]]") == "[[1, 2], [3]]");  // not all literals: built per evaluation
+  CHECK(Show("[1, 2] + [3]") == "[1, 2, 3]");
+  CHECK(Show("[1, 2] * 2") == "[1, 2, 1, 2]");
+  CHECK(Show("[x * 2 for x in [1, 2, 3]]") == "[2, 4, 6]");
+  CHECK(Show("['uint8', 'int8', 'int16'][two]") == "\"int16\"");
+  CHECK(Show("[[1, 2], [3, 4]][1][0]") == "3");
+  // A literal evaluated twice is the same value: nothing changed the first one.
+  CHECK(Show("[[1, 2] + [9], [1, 2]]") == "[[1, 2, 9], [1, 2]]");
+  CHECK(Eval("'int8' in ['bool', 'uint8', 'int8']").b);
+  CHECK_FALSE(Eval("'int32' in ['bool', 'uint8', 'int8']").b);
+  CHECK(Eval("two not in [0, 1]").b);
+  CHECK(Eval("[1, 2] == [1, 2.0]").b);
+  // Chains whose operands are computed, named and literal, left to right.
+  CHECK(Eval("0 < two + 1 < 4 < two * 3 < 7").b);
+  CHECK_FALSE(Eval("0 < two + 1 < 2").b);
+  CHECK(Eval("xs == [3, 1, 2] != [1]").b);
+  CHECK(Eval("1 < two <= 2 < eps * 16").b);
+  CHECK(EvalError("[1, 2][5]").message.find("out of range") != std::string::npos);
+  CHECK(EvalError("1 in 5").message.find("list or string") != std::string::npos);
+}
+
 TEST_CASE("list comprehensions", "[expression]") {
   CHECK(Show("[i * j for i in range(3) for j in range(2)]") == "[0, 0, 0, 1, 0, 2]");
   CHECK(Show("[x + 1 for x in xs if x > 1]") == "[4, 3]");
