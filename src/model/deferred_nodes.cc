@@ -158,10 +158,11 @@ long DeferredRunOf(const onnx::NodeProto& node) {
   return node.op_type().empty() ? RunOfDoc(node.doc_string()) : -1;
 }
 
-bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
+bool DeferredRunPieces(const DeferredNodes& deferred, const std::string& bytes, std::string* length_prefix,
+                       std::vector<std::string_view>* pieces) {
   WireField graph;
-  if (!FindModelGraph(*bytes, &graph)) return false;
-  // Where each placeholder is: found first, so that the output is written once, at its size.
+  if (!FindModelGraph(bytes, &graph)) return false;
+  // Where each placeholder is: found first, so that the graph's new length is known.
   struct Found {
     size_t start, end, run;
   };
@@ -171,10 +172,10 @@ bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
   size_t payload_size = graph.end - graph.payload_start;
   for (size_t pos = graph.payload_start; pos < graph.end;) {
     WireField f;
-    if (!ReadWireField(bytes->data(), pos, graph.end, &f)) return false;
+    if (!ReadWireField(bytes.data(), pos, graph.end, &f)) return false;
     pos = f.end;
     if (f.number != kGraphNode || f.wire_type != kLengthDelimited) continue;
-    const long run = PlaceholderRun(Payload(*bytes, f));
+    const long run = PlaceholderRun(Payload(bytes, f));
     if (run < 0) continue;
     const size_t k = static_cast<size_t>(run);
     if (k >= written.size() || written[k]) return false;
@@ -183,18 +184,32 @@ bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
     payload_size = payload_size - (f.end - f.start) + deferred.bytes(k).size();
   }
   if (found.size() != written.size()) return false;
-  std::string out;
-  out.reserve(bytes->size() - (graph.end - graph.payload_start) + payload_size + 10);
-  out.append(*bytes, 0, graph.tag_end);
-  AppendVarint(payload_size, &out);
+  const std::string_view all(bytes);
+  length_prefix->clear();
+  AppendVarint(payload_size, length_prefix);
+  pieces->clear();
+  pieces->reserve(2 * found.size() + 3);
+  pieces->push_back(all.substr(0, graph.tag_end));
+  pieces->push_back(*length_prefix);
   size_t copied_to = graph.payload_start;
   for (const Found& p : found) {
-    out.append(*bytes, copied_to, p.start - copied_to);
-    const std::string_view run_bytes = deferred.bytes(p.run);
-    out.append(run_bytes.data(), run_bytes.size());
+    pieces->push_back(all.substr(copied_to, p.start - copied_to));
+    pieces->push_back(deferred.bytes(p.run));
     copied_to = p.end;
   }
-  out.append(*bytes, copied_to, std::string::npos);
+  pieces->push_back(all.substr(copied_to));
+  return true;
+}
+
+bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes) {
+  std::string length_prefix;
+  std::vector<std::string_view> pieces;
+  if (!DeferredRunPieces(deferred, *bytes, &length_prefix, &pieces)) return false;
+  size_t size = 0;
+  for (std::string_view piece : pieces) size += piece.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view piece : pieces) out.append(piece.data(), piece.size());
   *bytes = std::move(out);
   return true;
 }

@@ -18,6 +18,8 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "saver/durability.h"
@@ -26,6 +28,10 @@ namespace remap {
 
 // An existing file keeps its permission bits; a new one gets 0644.
 Status WriteFileAtomically(const std::string& path, const std::string& bytes,
+                           Durability durability = Durability::kSynced);
+
+// The same, for content in pieces, written in order.
+Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces,
                            Durability durability = Durability::kSynced);
 
 // Writes `path` from `fill(fd)`, which writes the content to the open temp

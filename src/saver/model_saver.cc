@@ -1,6 +1,8 @@
 #include "saver/model_saver.h"
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -29,12 +31,26 @@ bool SerializeModelWith(const onnx::ModelProto& model, const SaveOptions& option
 }
 
 Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options) {
+  const Status too_big(ErrorCode::kOutputFailed,
+                       fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
-  if (!SerializeModelWith(model, options, &bytes))
-    return Status(ErrorCode::kOutputFailed,
-                  fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
+  if (!options.deferred) {
+    if (!SerializeModel(model, &bytes, options.byte_size)) return too_big;
+    if (options.serialized) options.serialized();
+    return WriteFileAtomically(path, bytes, options.durability);
+  }
+  // Written from its parts: the runs of nodes left as bytes are not copied
+  // into one buffer first.
+  std::string length_prefix;
+  std::vector<std::string_view> pieces;
+  if (!SerializeModel(model, &bytes, options.byte_size) ||
+      !DeferredRunPieces(*options.deferred, bytes, &length_prefix, &pieces))
+    return too_big;
+  size_t size = 0;
+  for (std::string_view piece : pieces) size += piece.size();
+  if (size > static_cast<size_t>(INT32_MAX)) return too_big;
   if (options.serialized) options.serialized();
-  return WriteFileAtomically(path, bytes, options.durability);
+  return WriteFileAtomically(path, pieces, options.durability);
 }
 
 }  // namespace remap

@@ -12,6 +12,7 @@
 #include "model/model_loader.h"
 #include "model/type_oracle.h"
 #include "rules/rule_set.h"
+#include "saver/model_saver.h"
 #include "test_models.h"
 
 namespace remap {
@@ -48,6 +49,17 @@ std::vector<std::string> OpsOf(const DeferredNodes& d, size_t run) {
   return ops;
 }
 
+struct TempFile {
+  explicit TempFile(const std::string& bytes)
+      : path((std::filesystem::temp_directory_path() /
+              ("onnx-remap-deferred-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".onnx"))
+                 .string()) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  std::string path;
+};
+
 TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferred]") {
   onnx::ModelProto model = ModelFromText(kModel);
   model.mutable_graph()->mutable_node(0)->set_name("relu");
@@ -81,6 +93,37 @@ TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferre
   REQUIRE(ExpandDeferredRuns(deferred, &written));
   CHECK(written == original);
   CHECK(deferred.TakeFile() == original);
+}
+
+TEST_CASE("the saver writes a deferred model from its parts, as ExpandDeferredRuns assembles it", "[deferred]") {
+  const std::string original = Serialized(ModelFromText(kModel));
+  std::string file = original;
+  DeferredNodes deferred;
+  std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
+  REQUIRE(reduced);
+  onnx::ModelProto parsed;
+  REQUIRE(parsed.ParseFromString(*reduced));
+  std::string length_prefix;
+  std::vector<std::string_view> pieces;
+  const std::string bytes = Serialized(parsed);
+  REQUIRE(DeferredRunPieces(deferred, bytes, &length_prefix, &pieces));
+  CHECK(pieces.size() == 2 * deferred.run_count() + 3);
+  std::string joined;
+  for (std::string_view piece : pieces) joined.append(piece.data(), piece.size());
+  CHECK(joined == original);
+
+  TempFile out("");
+  SaveOptions options;
+  options.deferred = &deferred;
+  REQUIRE(SaveModel(parsed, out.path, options).ok());
+  std::ifstream in(out.path, std::ios::binary);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == original);
+
+  // Placeholders that are not the runs': refused, nothing written.
+  parsed.mutable_graph()->mutable_node()->DeleteSubrange(5, 1);
+  const Status refused = SaveModel(parsed, out.path + ".bad", options);
+  CHECK(refused.code() == ErrorCode::kOutputFailed);
+  CHECK_FALSE(std::filesystem::exists(out.path + ".bad"));
 }
 
 TEST_CASE("nothing deferred leaves the file where it was", "[deferred]") {
@@ -135,16 +178,6 @@ TEST_CASE("writing back refuses placeholders that are not the runs'", "[deferred
   }
 }
 
-struct TempFile {
-  explicit TempFile(const std::string& bytes)
-      : path((std::filesystem::temp_directory_path() /
-              ("onnx-remap-deferred-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".onnx"))
-                 .string()) {
-    std::ofstream(path, std::ios::binary) << bytes;
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-  std::string path;
-};
 
 TEST_CASE("a load with nodes left as bytes indexes and types them", "[deferred]") {
   TempFile file(Serialized(ModelFromText(kModel)));

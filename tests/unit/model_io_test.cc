@@ -189,6 +189,27 @@ TEST_CASE("an atomic write leaves only the file, with its old permissions", "[sa
   fs::remove_all(root);
 }
 
+TEST_CASE("an atomic write of pieces writes them in order, past one writev's worth", "[saver]") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_atomic_pieces";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string path = (root / "f.bin").string();
+  // 3,000 pieces (a writev takes 1,024), some empty, one large.
+  std::vector<std::string> storage;
+  for (int k = 0; k < 3000; ++k) storage.push_back(k % 7 == 0 ? "" : std::to_string(k) + ",");
+  storage[1500] = std::string(3 << 20, 'x');
+  std::vector<std::string_view> pieces(storage.begin(), storage.end());
+  std::string expected;
+  for (const auto& piece : storage) expected += piece;
+  REQUIRE(WriteFileAtomically(path, pieces).ok());
+  std::ifstream in(path, std::ios::binary);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == expected);
+  REQUIRE(WriteFileAtomically(path, std::vector<std::string_view>{}).ok());
+  CHECK(fs::file_size(path) == 0);
+  fs::remove_all(root);
+}
+
 TEST_CASE("copied external data is listed, folders first, so it can be undone", "[saver]") {
   namespace fs = std::filesystem;
   auto model = testing::ModelWithExternalWeight("data/deep/w.bin");
