@@ -513,7 +513,11 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
     for (const auto& name : captured) {
       if (const onnx::TypeProto* t = Known(name)) outer[name] = const_cast<onnx::TypeProto*>(t);
     }
-    graph_context.emplace(outer, opsets_);
+    // ONNX 1.12 keeps a reference to the functions map it is given, and its
+    // default is a temporary: a subgraph node with no schema would read it
+    // after it is gone. Subgraph nodes of no schema stay untyped.
+    static const onnx::shape_inference::ModelLocalFunctionsMap kNoFunctions;
+    graph_context.emplace(outer, opsets_, nullptr, kNoFunctions);
   }
   onnx::NodeProto& target = copy ? *copy : const_cast<onnx::NodeProto&>(node);
   onnx::shape_inference::InferenceContextImpl ctx(target, input_types_, input_data_, {}, nullptr,
