@@ -46,13 +46,14 @@ PipelineMode ModeOf(ModelCommand c) {
 
 // "I/N" -> (I, N).
 // A byte count from the environment variable `name` into *bytes, when it is set.
-Status ByteCountFromEnvironment(const char* name, uint64_t* bytes) {
+// `what`: "a byte count", "a count".
+Status CountFromEnvironment(const char* name, const char* what, uint64_t* count) {
   const char* value = std::getenv(name);
   if (!value) return Status::Ok();
   const std::string text = value;
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    return Status(ErrorCode::kUsage, fmt::format("{}={}: expected a byte count (0: never)", name, text));
-  *bytes = std::stoull(text);
+    return Status(ErrorCode::kUsage, fmt::format("{}={}: expected {} (0: never)", name, text, what));
+  *count = std::stoull(text);
   return Status::Ok();
 }
 
@@ -98,12 +99,15 @@ class Command {
     options.pipeline.external_file = args_.external_file;
     options.pipeline.durability = args_.no_fsync ? Durability::kUnsynced : Durability::kSynced;
     // Tests set these low to send small fixtures through the spliced save and
-    // through nodes left as bytes.
+    // through nodes left as bytes, and the memo's size to 0 to compare
+    // replacements made afresh with replayed ones.
     for (auto [name, bytes] : {std::pair{"ONNX_REMAP_SPLICE_MIN_BYTES", &options.pipeline.splice_min_bytes},
                                std::pair{"ONNX_REMAP_DEFER_MIN_BYTES", &options.pipeline.defer_min_bytes}}) {
-      Status read = ByteCountFromEnvironment(name, bytes);
+      Status read = CountFromEnvironment(name, "a byte count", bytes);
       if (!read.ok()) return Fail(read);
     }
+    Status memo = CountFromEnvironment("ONNX_REMAP_MEMO_ENTRIES", "a count", &options.pipeline.memo_entries);
+    if (!memo.ok()) return Fail(memo);
     options.pipeline.full_validation = args_.validate == "full";
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;

@@ -28,8 +28,9 @@ using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 // The matcher picks alternatives; the rewriters instantiate them.
 InstantiateFn Instantiator(int target_opset, GraphIndex* index) {
   return [target_opset, index](const onnx::NodeProto& node, const Rule& rule, const Alternative& alt,
-                               const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure) {
-    return EmitReplacement(node, rule, alt, binding, target_opset, index, out, failure);
+                               const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure,
+                               EmitRecord* record) {
+    return EmitReplacement(node, rule, alt, binding, target_opset, index, out, failure, record);
   };
 }
 
@@ -81,6 +82,7 @@ class TreeRewriter {
         report_->remaining.push_back(std::move(outcome));
         continue;
       }
+      if (m.replayed) ++report_->replacements_replayed;
       outcome.rule = interner_->String(m.rule->id);
       outcome.rule_location = m.alternative->location;
       std::vector<std::string> emitted;
@@ -317,7 +319,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
                                                               : GraphIndex::ForGraph(model->graph());
     TypeOracle oracle(&index, OracleOpsets(imports, target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index)};
+    ReplacementMemo memo(options.memo_entries);
+    MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index),
+                       options.memo_entries > 0 ? &memo : nullptr};
     TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, nullptr);
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
@@ -333,7 +337,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     GraphIndex index = GraphIndex::ForFunction(f);
     TypeOracle oracle(&index, OracleOpsets(imports, f_target));
     index.AttachTypeOracle(&oracle);
-    MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index)};
+    ReplacementMemo memo(options.memo_entries);
+    MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index),
+                       options.memo_entries > 0 ? &memo : nullptr};
     TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, &f);
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);

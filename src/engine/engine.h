@@ -32,6 +32,11 @@ struct RewriteOptions {
   // main_index): taken over, unless the rewrite converts the opset first
   // (which edits the nodes it points to); else built here.
   GraphIndex* main_index = nullptr;
+  // Replacements remembered per graph tree (match/replacement_memo.h): a node
+  // matched as one before (same rule, constant arguments and input types)
+  // gets a copy of that replacement with its own names, not a new
+  // instantiation. The output is the same either way; 0 turns it off.
+  uint64_t memo_entries = 4096;
 };
 
 // Rewrites `model` in place. An unknown target_name is a kUsage error. On error the model may be partly edited: callers

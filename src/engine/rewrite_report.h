@@ -42,6 +42,9 @@ struct RewriteReport {
   // Nodes whose output types were inferred, counting a node once per time:
   // types are computed only where a rule asks, and each emitted node once.
   size_t nodes_typed = 0;
+  // Rewritten nodes whose replacement was a copy of one made for a node
+  // matched alike (RewriteOptions::memo_entries), not made afresh.
+  size_t replacements_replayed = 0;
 };
 
 }  // namespace remap

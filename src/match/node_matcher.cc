@@ -1,6 +1,7 @@
 #include "match/node_matcher.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -161,6 +162,25 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       continue;
     }
     if (!rule->no_standard_form.empty() && !no_standard_form) no_standard_form = rule;
+    // A node matched alike before: its replacement again, with this node's names.
+    std::optional<ReplacementMemo::Key> memo_key;
+    if (context.memo) memo_key = ReplacementMemo::KeyOf(node, *rule, binding, *index, context.oracle);
+    if (memo_key) {
+      if (const ReplacementMemo::Entry* hit = context.memo->Find(*memo_key)) {
+        result.candidates.insert(result.candidates.end(), hit->outcomes.begin(), hit->outcomes.end());
+        context.memo->Replay(*hit, node, *rule, index, context.oracle, &result.replacement);
+        result.ok = true;
+        result.replayed = true;
+        result.rule = rule;
+        result.absorbed = std::move(absorbed);
+        result.alternative = hit->alternative;
+        return result;
+      }
+    }
+    const size_t outcomes_before = result.candidates.size();
+    // A replay takes no fresh names and types nothing before the alternative
+    // that applies: refusals after emitting or typing rule it out.
+    bool replayable = true;
     // The alternatives that fit: guard holds, opset fits, imports agree.
     std::vector<const Alternative*> fitting;
     for (const Alternative& alt : rule->alternatives) {
@@ -219,17 +239,31 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     for (const Alternative* alt : fitting) {
       RuleFailure failure;
       std::vector<onnx::NodeProto> nodes;
-      if (!context.instantiate(node, *rule, *alt, binding, &nodes, &failure)) {
+      EmitRecord emitted;
+      if (!context.instantiate(node, *rule, *alt, binding, &nodes, &failure, memo_key ? &emitted : nullptr)) {
         refuse(Refusal::kEmit, fmt::format("{}: {}", failure.location.ToString(), failure.message), alt);
+        replayable = false;
         continue;
       }
       std::string type_error;
+      const size_t typed_before = context.oracle ? context.oracle->nodes_typed() : 0;
       if (context.oracle && !context.oracle->TypeReplacement(nodes, &type_error)) {
         refuse(Refusal::kType,
                fmt::format("{}: the replacement is not type-correct for this node: {}", Where(*alt), type_error), alt);
+        replayable = false;
         continue;
       }
       result.candidates.push_back(CandidateOutcome{rule->id, rule->location, alt->location, Refusal::kNone, "", 0});
+      if (memo_key && replayable) {
+        // A guard error's message may quote a value of this node; the rest name the rule only.
+        for (size_t k = outcomes_before; k < result.candidates.size(); ++k)
+          replayable = replayable && result.candidates[k].refusal != Refusal::kGuardError;
+        if (replayable)
+          context.memo->Store(std::move(*memo_key), node, *alt, nodes, emitted,
+                              context.oracle->TypingOf(nodes, typed_before),
+                              std::vector<CandidateOutcome>(result.candidates.begin() + static_cast<long>(outcomes_before),
+                                                            result.candidates.end()));
+      }
       result.ok = true;
       result.rule = rule;
       result.absorbed = std::move(absorbed);

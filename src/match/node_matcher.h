@@ -11,7 +11,9 @@
 #include "match/argument_binding.h"
 #include "match/guard.h"
 #include "match/node_form.h"
+#include "match/emit_record.h"
 #include "match/refusal.h"
+#include "match/replacement_memo.h"
 #include "model/graph_index.h"
 #include "model/type_oracle.h"
 #include "rules/rule_set.h"
@@ -31,13 +33,17 @@ struct MatchResult {
   std::vector<const onnx::NodeProto*> absorbed;
   // Every candidate considered, in order: why each gave way, and the one that applied.
   std::vector<CandidateOutcome> candidates;
+  // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
+  bool replayed = false;
 };
 
 // Instantiates a fitting alternative's replacement (the rewriters' job; the
 // engine supplies it, so matching does not depend on rewriting). false with
 // `failure` set: the alternative gives way to the next.
+// `record` receives the fresh names the instantiation asks for.
 using InstantiateFn = std::function<bool(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt,
-                                         const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure)>;
+                                         const Binding& binding, std::vector<onnx::NodeProto>* out, RuleFailure* failure,
+                                         EmitRecord* record)>;
 
 struct MatchContext {
   const RuleSet* rules = nullptr;
@@ -51,6 +57,8 @@ struct MatchContext {
   // How nodes are classified, for producer patterns.
   const ClassifyContext* classify = nullptr;
   InstantiateFn instantiate;
+  // Replacements made before, replayed for nodes matched alike; may be null.
+  ReplacementMemo* memo = nullptr;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,

@@ -579,4 +579,29 @@ bool TypeOracle::TypeReplacement(const std::vector<onnx::NodeProto>& nodes, std:
   return ok;
 }
 
+TypeOracle::ReplacementTyping TypeOracle::TypingOf(const std::vector<onnx::NodeProto>& nodes, size_t typed_before) {
+  ReplacementTyping typing;
+  typing.nodes_typed = nodes_typed_ - typed_before;
+  for (const auto& n : nodes) {
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      const GraphIndex::Entry* e = index_->Find(o);
+      typing.outputs.push_back(e ? e->inferred : nullptr);
+    }
+  }
+  return typing;
+}
+
+void TypeOracle::ApplyTyping(const std::vector<onnx::NodeProto>& nodes, const ReplacementTyping& typing) {
+  nodes_typed_ += typing.nodes_typed;
+  size_t k = 0;
+  for (const auto& n : nodes) {
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      if (GraphIndex::Entry* e = index_->Find(o)) e->inferred = typing.outputs[k];
+      ++k;
+    }
+  }
+}
+
 }  // namespace remap

@@ -38,6 +38,12 @@ class TypeOracle {
 
   TensorType TypeOf(const std::string& value);
   const onnx::TypeProto* TypeProtoOf(const std::string& value);
+  // The type of `value` as far as it is known now: inferred, recorded or
+  // from an initializer's header. Walks and infers nothing.
+  const onnx::TypeProto* KnownTypeProto(std::string_view value) { return Known(index_->Find(value)); }
+  // Whether `type` is one the oracle keeps, one per distinct type: two such
+  // are the same type exactly when they are the same object.
+  bool Interned(const onnx::TypeProto* type) const { return type && type->GetArena() == &types_arena_; }
 
   // Types the nodes of a replacement in order. False, with `why`, when ONNX's
   // inference finds a type error in a node whose input types are all known
@@ -48,6 +54,16 @@ class TypeOracle {
   // it. The caller passes where the last call stopped, so a replacement of
   // many fragment calls types each node once.
   void TypeEmittedSoFar(const std::vector<onnx::NodeProto>& nodes, size_t from);
+  // What typing a replacement left in the index: each named output's slot,
+  // in order, and how many nodes it typed. A replacement made alike for
+  // another node (match/replacement_memo.h) is given the same.
+  struct ReplacementTyping {
+    std::vector<const onnx::TypeProto*> outputs;
+    size_t nodes_typed = 0;
+  };
+  // `typed_before`: nodes_typed() before the replacement was typed.
+  ReplacementTyping TypingOf(const std::vector<onnx::NodeProto>& nodes, size_t typed_before);
+  void ApplyTyping(const std::vector<onnx::NodeProto>& nodes, const ReplacementTyping& typing);
   // How many times a node was typed: types are computed only where a rule
   // asks, so this stays far below the model's node count on most models.
   size_t nodes_typed() const { return nodes_typed_; }

@@ -284,6 +284,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   std::vector<AddedNode> added;
   rewrite.added = &added;
   rewrite.main_index = &main_index;
+  rewrite.memo_entries = options.memo_entries;
   auto report = RewriteModel(&*model, rules, rewrite);
   if (!report)
     return run.Fail(PipelineStage::kRewrite,

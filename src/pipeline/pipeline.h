@@ -73,6 +73,9 @@ struct PipelineOptions {
   // they are, when they make at least this many bytes (0: never). Not done
   // either when a rule wants a default-domain operator as its producer.
   uint64_t defer_min_bytes = 1024 * 1024;
+  // How many replacements the rewrite remembers, to replay them for nodes
+  // matched alike (RewriteOptions::memo_entries; 0: none).
+  uint64_t memo_entries = 4096;
   // kRewrite: whether the output (the model and the data files it gets) is
   // synced to the disk before it is named. kUnsynced saves the time of the
   // disk taking the bytes (for gigabytes of weights, most of a rewrite's),

@@ -90,8 +90,8 @@ struct Frame {
 
 class Instantiator {
  public:
-  Instantiator(const std::string& base, int target_opset, GraphIndex* index)
-      : base_(base), opset_(target_opset), index_(index) {}
+  Instantiator(const std::string& base, int target_opset, GraphIndex* index, EmitRecord* record)
+      : base_(base), opset_(target_opset), index_(index), record_(record) {}
 
   bool Run(Frame* frame, std::vector<onnx::NodeProto>* out) {
     if (!EmitItems(frame->tpl->items(), frame, out)) return false;
@@ -107,6 +107,15 @@ class Instantiator {
   const RuleFailure& failure() const { return failure_; }
 
  private:
+  // Fresh names: base_ + suffix, made unique by the index, and recorded.
+  std::string FreshNode(const std::string& suffix) { return Fresh(true, suffix); }
+  std::string FreshValue(const std::string& suffix) { return Fresh(false, suffix); }
+  std::string Fresh(bool node_name, const std::string& suffix) {
+    std::string name = node_name ? index_->FreshNodeName(base_ + suffix) : index_->FreshValueName(base_ + suffix);
+    if (record_) record_->fresh.push_back(FreshNameRequest{node_name, suffix, name});
+    return name;
+  }
+
   bool Fail(const Frame* frame, const SourceLocation& at, std::string message) {
     (void)frame;
     if (failure_.message.empty()) failure_ = RuleFailure{std::move(message), at};
@@ -289,7 +298,7 @@ class Instantiator {
       *graph_name = r->graph_name;
       return true;
     }
-    *graph_name = index_->FreshValueName(base_ + "/" + text);
+    *graph_name = FreshValue("/" + text);
     frame->scopes.back().Insert(std::move(text), *graph_name);
     return true;
   }
@@ -302,7 +311,7 @@ class Instantiator {
     n.set_op_type(t.op_type());
     if (!t.domain().empty()) n.set_domain(t.domain());
     if (!t.doc_string().empty()) n.set_doc_string(t.doc_string());
-    n.set_name(index_->FreshNodeName(base_ + "/" + t.op_type()));
+    n.set_name(FreshNode("/" + t.op_type()));
     for (const std::string& in : t.input()) {
       std::vector<std::string> names;
       if (!ResolveInput(in, frame, &names)) return false;
@@ -346,6 +355,7 @@ class Instantiator {
   // A subgraph body: its own names are fresh in a scope of their own; names of
   // the scopes around it are captured as ONNX allows.
   bool InstantiateGraph(const onnx::GraphProto& g, Frame* frame, onnx::GraphProto* out) {
+    if (record_) record_->replayable = false;
     frame->scopes.emplace_back();
     out->set_name(g.name());
     bool ok = true;
@@ -373,6 +383,7 @@ class Instantiator {
   }
 
   bool ExpandFragment(const onnx::NodeProto& call, const Fragment& fragment, Frame* caller, std::vector<onnx::NodeProto>* out) {
+    if (record_) record_->replayable = false;
     if (++depth_ > kMaxFragmentDepth)
       return Fail(caller, caller->source->field(), fmt::format("fragments nest deeper than {} calls", kMaxFragmentDepth));
     if (!fragment.compile_error.empty()) return Fail(caller, caller->source->field(), fragment.compile_error);
@@ -448,7 +459,7 @@ class Instantiator {
       if (k < static_cast<size_t>(call.output_size()) && !call.output(static_cast<int>(k)).empty()) {
         if (!DefineOutput(call.output(static_cast<int>(k)), caller, &graph_name)) return false;
       } else {
-        graph_name = index_->FreshValueName(base_ + "/" + returns[k]);
+        graph_name = FreshValue("/" + returns[k]);
       }
       callee.returns.push_back(FrameReturn{returns[k], std::move(graph_name)});
     }
@@ -460,6 +471,7 @@ class Instantiator {
   const std::string base_;
   const int opset_;
   GraphIndex* index_;
+  EmitRecord* record_;
   RuleFailure failure_;
   int depth_ = 0;
   size_t emitted_ = 0;
@@ -470,7 +482,8 @@ class Instantiator {
 }  // namespace
 
 bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
-                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure) {
+                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure,
+                     EmitRecord* record) {
   const std::string base = node.name().empty() ? rule.id : node.name();
   Frame frame;
   frame.tpl = &alt.replacement;
@@ -480,10 +493,16 @@ bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Altern
   for (size_t k = 0; k < returns.size(); ++k) {
     int out_index = static_cast<int>(k);
     bool has_output = out_index < node.output_size() && !node.output(out_index).empty();
-    frame.returns.push_back(
-        FrameReturn{returns[k], has_output ? node.output(out_index) : index->FreshValueName(base + "/" + returns[k])});
+    std::string graph_name;
+    if (has_output) {
+      graph_name = node.output(out_index);
+    } else {
+      graph_name = index->FreshValueName(base + "/" + returns[k]);
+      if (record) record->fresh.push_back(FreshNameRequest{false, "/" + returns[k], graph_name});
+    }
+    frame.returns.push_back(FrameReturn{returns[k], std::move(graph_name)});
   }
-  Instantiator instantiator(base, target_opset, index);
+  Instantiator instantiator(base, target_opset, index, record);
   std::vector<onnx::NodeProto> emitted;
   if (!instantiator.Run(&frame, &emitted)) {
     *failure = instantiator.failure();

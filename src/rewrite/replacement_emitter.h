@@ -9,13 +9,16 @@
 #include <onnx/onnx_pb.h>
 
 #include "match/argument_binding.h"
+#include "match/emit_record.h"
 #include "match/guard.h"
 #include "model/graph_index.h"
 #include "rules/rule.h"
 
 namespace remap {
 
+// `record` (may be null) receives the fresh names asked for, in order.
 bool EmitReplacement(const onnx::NodeProto& node, const Rule& rule, const Alternative& alt, const Binding& binding,
-                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure);
+                     int target_opset, GraphIndex* index, std::vector<onnx::NodeProto>* out, RuleFailure* failure,
+                     EmitRecord* record = nullptr);
 
 }  // namespace remap

@@ -188,7 +188,9 @@ for spec in "arch_deform_conv_backbone_op13:" "arch_deform_conv_block_op9:" "arc
 done
 ONNX_REMAP_SPLICE_MIN_BYTES=64k expect "splice threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_SPLICE_MIN_BYTES=64k: expected a byte count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/splice_bad.onnx"
 ONNX_REMAP_DEFER_MIN_BYTES=-1 expect "deferral threshold not a byte count" 2 "^onnx-remap: error: ONNX_REMAP_DEFER_MIN_BYTES=-1: expected a byte count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/defer_bad.onnx"
+ONNX_REMAP_MEMO_ENTRIES=many expect "memo size not a count" 2 "^onnx-remap: error: ONNX_REMAP_MEMO_ENTRIES=many: expected a count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/memo_bad.onnx"
 check "nothing written for a bad splice threshold" test ! -e "$WORK/splice_bad.onnx"
+check "nothing written for a bad memo size" test ! -e "$WORK/memo_bad.onnx"
 
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"

@@ -1,0 +1,211 @@
+#include "match/replacement_memo.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "match/constant_reader.h"
+
+namespace remap {
+
+namespace {
+
+constexpr int kMaxInputs = 64;  // the key's input bit sets
+
+template <typename T>
+void Put(std::string* key, const T& v) {
+  key->append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void PutString(std::string* key, const std::string& s) {
+  Put<uint64_t>(key, s.size());
+  key->append(s);
+}
+
+int InputPosition(const onnx::NodeProto& node, const std::string& name) {
+  for (int j = 0; j < node.input_size(); ++j) {
+    if (node.input(j) == name) return j;
+  }
+  return -1;
+}
+
+// The first position in `names` holding names[j]: which names are the same value.
+template <typename Names>
+int32_t FirstOf(const Names& names, int j) {
+  for (int k = 0; k < j; ++k) {
+    if (names.Get(k) == names.Get(j)) return k;
+  }
+  return j;
+}
+
+bool PutValue(std::string* key, const Value& v, const onnx::NodeProto& node, TypeOracle* oracle, uint64_t* typed) {
+  Put<uint8_t>(key, static_cast<uint8_t>(v.kind));
+  Put<int32_t>(key, v.tensor_elem_type);
+  switch (v.kind) {
+    case Value::Kind::kNone: return true;
+    case Value::Kind::kBool: Put(key, v.b); return true;
+    case Value::Kind::kInt: Put(key, v.i); return true;
+    case Value::Kind::kFloat: Put(key, v.f); return true;  // its bits: -0.0 and NaNs stay apart
+    case Value::Kind::kString: PutString(key, v.s); return true;
+    case Value::Kind::kList:
+      Put<uint64_t>(key, v.list.size());
+      for (const Value& item : v.list) {
+        if (!PutValue(key, item, node, oracle, typed)) return false;
+      }
+      return true;
+    case Value::Kind::kTensor: {
+      // A tensor from elsewhere (a list producer's input) is not the node's to rename.
+      const int j = InputPosition(node, v.s);
+      if (j < 0) return false;
+      Put<int32_t>(key, j);
+      Put(key, v.elem_type);
+      Put(key, v.rank);
+      Put<uint64_t>(key, v.dims.size());
+      for (int64_t d : v.dims) Put(key, d);
+      // The whole type, dim names included: what ONNX's inference reads.
+      // As known now (binding typed the tensor): a key infers nothing.
+      const onnx::TypeProto* type = oracle->KnownTypeProto(v.s);
+      if (!type) {
+        Put<uint8_t>(key, 0);
+      } else if (oracle->Interned(type)) {
+        Put<uint8_t>(key, 1);  // one object per distinct type: the object names it
+        Put(key, type);
+      } else {
+        // A type the model records: its bytes. (Equal to an interned one, it
+        // only misses; a key never mixes the two up.)
+        Put<uint8_t>(key, 2);
+        std::string bytes;
+        if (!type->SerializeToString(&bytes)) return false;
+        PutString(key, bytes);
+      }
+      *typed |= uint64_t{1} << j;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<ReplacementMemo::Key> ReplacementMemo::KeyOf(const onnx::NodeProto& node, const Rule& rule,
+                                                           const Binding& binding, const GraphIndex& index,
+                                                           TypeOracle* oracle) {
+  if (!oracle || !rule.producers.empty() || node.input_size() > kMaxInputs) return std::nullopt;
+  Key key;
+  key.bytes.reserve(128);
+  Put(&key.bytes, &rule);
+  Put<int32_t>(&key.bytes, node.input_size());
+  for (int j = 0; j < node.input_size(); ++j) {
+    if (node.input(j).empty()) {
+      Put<int32_t>(&key.bytes, -1);
+      continue;
+    }
+    Put<int32_t>(&key.bytes, FirstOf(node.input(), j));
+    const Producer p = index.ProducerOf(node.input(j));
+    if (p.kind == Producer::Kind::kInitializer || (p.kind == Producer::Kind::kNode && p.node && IsConstantProducer(*p.node)))
+      key.constant_inputs |= uint64_t{1} << j;
+  }
+  Put(&key.bytes, key.constant_inputs);
+  Put<int32_t>(&key.bytes, node.output_size());
+  for (int j = 0; j < node.output_size(); ++j)
+    Put<int32_t>(&key.bytes, node.output(j).empty() ? -1 : FirstOf(node.output(), j));
+  for (const BoundArgument& b : binding.args()) {
+    Put(&key.bytes, b.arg);
+    if (!PutValue(&key.bytes, b.value, node, oracle, &key.typed_inputs)) return std::nullopt;
+    int32_t at = -1;
+    if (!b.input.empty() && (at = InputPosition(node, b.input)) < 0) return std::nullopt;
+    Put(&key.bytes, at);
+    PutString(&key.bytes, b.not_constant);
+  }
+  Put(&key.bytes, key.typed_inputs);
+  return key;
+}
+
+const ReplacementMemo::Entry* ReplacementMemo::Find(const Key& key) const {
+  auto it = entries_.find(key.bytes);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void ReplacementMemo::Store(Key key, const onnx::NodeProto& node, const Alternative& alternative,
+                            const std::vector<onnx::NodeProto>& nodes, const EmitRecord& record,
+                            TypeOracle::ReplacementTyping typing, std::vector<CandidateOutcome> outcomes) {
+  if (!record.replayable || entries_.size() >= max_entries_) return;
+  // Each name of the replacement, by where it came from. Fresh names first:
+  // they are new, so no input or output of the node has one of them.
+  std::unordered_map<std::string_view, NameRef> refs;
+  for (size_t k = 0; k < record.fresh.size(); ++k)
+    refs.emplace(record.fresh[k].name, NameRef{NameRef::Kind::kFresh, static_cast<uint32_t>(k)});
+  for (int j = 0; j < node.output_size(); ++j) {
+    if (!node.output(j).empty()) refs.emplace(node.output(j), NameRef{NameRef::Kind::kOutput, static_cast<uint32_t>(j)});
+  }
+  for (int j = 0; j < node.input_size(); ++j) {
+    if (!node.input(j).empty()) refs.emplace(node.input(j), NameRef{NameRef::Kind::kInput, static_cast<uint32_t>(j)});
+  }
+  Entry entry;
+  auto ref = [&](const std::string& name, NameRef* out) {
+    if (name.empty()) {
+      *out = NameRef{};
+      return true;
+    }
+    auto it = refs.find(name);
+    if (it == refs.end()) return false;
+    *out = it->second;
+    return true;
+  };
+  for (const auto& n : nodes) {
+    NameRef r;
+    if (!ref(n.name(), &r) || r.kind != NameRef::Kind::kFresh || !record.fresh[r.index].node_name) return;
+    entry.names.push_back(r);
+    for (const auto& in : n.input()) {
+      if (!ref(in, &r)) return;
+      // An input read as a value of the node: its type must be in the key,
+      // and no constant's data may have typed the replacement.
+      if (r.kind == NameRef::Kind::kInput &&
+          (!(key.typed_inputs >> r.index & 1) || (key.constant_inputs >> r.index & 1)))
+        return;
+      entry.names.push_back(r);
+    }
+    for (const auto& o : n.output()) {
+      if (!ref(o, &r) || r.kind == NameRef::Kind::kInput) return;
+      entry.names.push_back(r);
+    }
+  }
+  entry.alternative = &alternative;
+  entry.fresh = record.fresh;
+  for (auto& f : entry.fresh) f.name.clear();
+  entry.nodes = nodes;
+  entry.typing = std::move(typing);
+  entry.outcomes = std::move(outcomes);
+  entries_.emplace(std::move(key.bytes), std::move(entry));
+}
+
+void ReplacementMemo::Replay(const Entry& entry, const onnx::NodeProto& node, const Rule& rule, GraphIndex* index,
+                             TypeOracle* oracle, std::vector<onnx::NodeProto>* out) const {
+  // The base the emitter names from (EmitReplacement).
+  const std::string base = node.name().empty() ? rule.id : node.name();
+  std::vector<std::string> fresh;
+  fresh.reserve(entry.fresh.size());
+  for (const FreshNameRequest& r : entry.fresh)
+    fresh.push_back(r.node_name ? index->FreshNodeName(base + r.suffix) : index->FreshValueName(base + r.suffix));
+  static const std::string kEmpty;
+  auto name_of = [&](const NameRef& r) -> const std::string& {
+    switch (r.kind) {
+      case NameRef::Kind::kFresh: return fresh[r.index];
+      case NameRef::Kind::kInput: return node.input(static_cast<int>(r.index));
+      case NameRef::Kind::kOutput: return node.output(static_cast<int>(r.index));
+      case NameRef::Kind::kEmpty: break;
+    }
+    return kEmpty;
+  };
+  out->clear();
+  out->reserve(entry.nodes.size());
+  size_t k = 0;
+  for (const onnx::NodeProto& n : entry.nodes) {
+    out->push_back(n);
+    onnx::NodeProto& m = out->back();
+    m.set_name(name_of(entry.names[k++]));
+    for (int j = 0; j < m.input_size(); ++j) *m.mutable_input(j) = name_of(entry.names[k++]);
+    for (int j = 0; j < m.output_size(); ++j) *m.mutable_output(j) = name_of(entry.names[k++]);
+  }
+  oracle->ApplyTyping(*out, entry.typing);
+}
+
+}  // namespace remap

@@ -1,0 +1,160 @@
+// Replayed replacements (match/replacement_memo.h): a rewrite that copies the
+// replacement of a node matched alike writes what a rewrite that makes every
+// replacement afresh writes, names, types and outcome records included.
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/engine.h"
+#include "match/node_form.h"
+#include "match/replacement_memo.h"
+#include "rules/rule_set.h"
+#include "test_models.h"
+
+namespace remap {
+namespace {
+
+using testing::ModelFromText;
+
+// ATen nodes rewritten by the built-in rules, many of them alike: the same
+// operator, constant arguments and input types. Others differ from those in
+// one thing the key holds: an element type (a3, c2), a rank and a dim name
+// (c3), a constant (t2), which inputs are one value (b2, b4), a constant
+// input (b5), a missing name (the second node without one). Integer
+// bitwise_and below opset 18 calls a fragment: never replayed (e1, e2).
+const char* kModel = R"(
+  < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+  g (float[2, 3] x, double[4, 4] d, int64[2, 2] i, float[N, 3] s, bool[3] a, bool[3] b, int32[3] ia, int32[3] ib)
+    => (float[2, 3] a1, float[2, 3] a2, double[4, 4] a3, float[2, 3] t1, float[2, 3] t2, float[2, 3] t3,
+        float[2, 3] c1, int64[2, 2] c2, float[N, 3] c3, float[2, 3] c4,
+        bool[3] b1, bool[3] b2, bool[3] b3, bool[3] b4, bool[3] b5, int32[3] e1, int32[3] e2, float[2, 3] taken) {
+    a1 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+    a2 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+    a3 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(d)
+    k0 = Constant<value = int64 {0}>()
+    t1 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(a1, k0)
+    k1 = Constant<value = int64 {1}>()
+    t2 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(a2, k1)
+    k2 = Constant<value = int64 {0}>()
+    t3 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(a2, k2)
+    dim = Constant<value = int64 {1}>()
+    c1 = org.pytorch.aten.ATen<operator = "cumsum", overload_name = "">(x, dim)
+    dim2 = Constant<value = int64 {1}>()
+    c2 = org.pytorch.aten.ATen<operator = "cumsum", overload_name = "">(i, dim2)
+    dim3 = Constant<value = int64 {1}>()
+    c3 = org.pytorch.aten.ATen<operator = "cumsum", overload_name = "">(s, dim3)
+    dim4 = Constant<value = int64 {1}>()
+    c4 = org.pytorch.aten.ATen<operator = "cumsum", overload_name = "">(t1, dim4)
+    b1 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(a, b)
+    b2 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(a, a)
+    b3 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(b, a)
+    b4 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(b, b)
+    w = Constant<value = bool[3] {1, 0, 1}>()
+    b5 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(a, w)
+    e1 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(ia, ib)
+    e2 = org.pytorch.aten.ATen<operator = "bitwise_and", overload_name = "">(ia, ib)
+    taken = Identity(x)
+  }
+)";
+
+onnx::ModelProto NamedModel() {
+  onnx::ModelProto model = ModelFromText(kModel);
+  // Torch-style names; one node unnamed (its replacement is named after the
+  // rule); one name a replacement would take, so its copy must take the next.
+  for (auto& n : *model.mutable_graph()->mutable_node()) n.set_name("/" + n.output(0));
+  model.mutable_graph()->mutable_node(1)->clear_name();
+  model.mutable_graph()->mutable_node(25)->set_name("/t3/Trilu");
+  return model;
+}
+
+struct Rewritten {
+  std::string bytes;
+  RewriteReport report;
+};
+
+Rewritten Rewrite(const RuleSet& rules, uint64_t memo_entries) {
+  onnx::ModelProto model = NamedModel();
+  RewriteOptions options;
+  options.memo_entries = memo_entries;
+  auto report = RewriteModel(&model, rules, options);
+  REQUIRE(report.ok());
+  return {model.SerializeAsString(), std::move(*report)};
+}
+
+TEST_CASE("a rewrite with replayed replacements writes what one without them writes", "[memo]") {
+  REQUIRE(NamedModel().graph().node(25).op_type() == "Identity");
+  RuleLoadResult loaded = LoadRuleTexts(true, {});
+  REQUIRE(loaded.errors.empty());
+  const Rewritten fresh = Rewrite(loaded.rules, 0);
+  const Rewritten replayed = Rewrite(loaded.rules, 4096);
+  CHECK(fresh.report.replacements_replayed == 0);
+  // a2 (a1's), t3 (t1's, k0 and k2 both 0), c4 (c1's), b3 (b1's), b4 (b2's).
+  CHECK(replayed.report.replacements_replayed == 5);
+  CHECK(replayed.report.rewritten.size() == 17);
+  CHECK(replayed.report.remaining.empty());
+  CHECK(replayed.bytes == fresh.bytes);
+  CHECK(replayed.report.nodes_typed == fresh.report.nodes_typed);
+  REQUIRE(replayed.report.rewritten.size() == fresh.report.rewritten.size());
+  for (size_t k = 0; k < fresh.report.rewritten.size(); ++k) {
+    const NodeOutcome& a = fresh.report.rewritten[k];
+    const NodeOutcome& b = replayed.report.rewritten[k];
+    CAPTURE(a.node);
+    CHECK(b.node == a.node);
+    CHECK(b.rule.str() == a.rule.str());
+    CHECK(b.rule_location == a.rule_location);
+    CHECK(std::vector<std::string>(b.emitted.begin(), b.emitted.end()) ==
+          std::vector<std::string>(a.emitted.begin(), a.emitted.end()));
+    CHECK(std::vector<CandidateOutcome>(b.candidates.begin(), b.candidates.end()) ==
+          std::vector<CandidateOutcome>(a.candidates.begin(), a.candidates.end()));
+  }
+  // A memo of one entry holds the first replacement only: it still writes the same.
+  CHECK(Rewrite(loaded.rules, 1).bytes == fresh.bytes);
+}
+
+TEST_CASE("a match is remembered only when a replay can redo it", "[memo]") {
+  RuleSet rules = testing::RulesFromText(R"rule(
+rule {
+  id: "pair"
+  match { domain: "custom" op_type: "pair" }
+  signature: "custom::pair(Tensor[] xs) -> Tensor"
+  alternative { min_opset: 13 replace: "out = Concat<axis = 0>(${xs})" }
+}
+rule {
+  id: "two"
+  match { domain: "custom" op_type: "two" }
+  signature: "custom::two(Tensor x, Tensor y) -> Tensor"
+  alternative { min_opset: 13 replace: "out = Add(x, y)" }
+}
+)rule");
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "custom" : 1] >
+    g (float[2] x, float[2] y) => (float[4] p, float[2] q) {
+      l = SequenceConstruct(x, y)
+      p = custom.pair(l)
+      q = custom.two(x, y)
+    }
+  )");
+  GraphIndex index = GraphIndex::ForGraph(model.graph());
+  TypeOracle oracle(&index, {{"", 17}, {"custom", 1}});
+  index.AttachTypeOracle(&oracle);
+  ClassifyContext classify;
+  auto key_of = [&](int node, const char* rule_id) {
+    const onnx::NodeProto& n = model.graph().node(node);
+    const Rule& rule = *rules.Find(rule_id);
+    Binding binding;
+    std::string why;
+    REQUIRE(BindArguments(n, ClassifyNode(n, classify), rule.signature, index, &binding, &why));
+    return ReplacementMemo::KeyOf(n, rule, binding, index, &oracle);
+  };
+  // The list's tensors are the SequenceConstruct's inputs, not the node's: no key.
+  CHECK_FALSE(key_of(1, "pair"));
+  // Plain tensor inputs: a key, with both inputs' types in it.
+  auto key = key_of(2, "two");
+  REQUIRE(key);
+  CHECK(key->typed_inputs == 3);
+  CHECK(key->constant_inputs == 0);
+}
+
+}  // namespace
+}  // namespace remap
