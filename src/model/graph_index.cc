@@ -1,5 +1,7 @@
 #include "model/graph_index.h"
 
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "model/deferred_nodes.h"
@@ -33,15 +35,41 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   return index;
 }
 
-MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph, size_t deferred_nodes) {
+MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph, const DeferredNodes* deferred,
+                                             size_t names_apart_from) {
+  const size_t deferred_nodes = deferred ? deferred->node_count() : 0;
+  const size_t nodes = static_cast<size_t>(graph.node_size()) + deferred_nodes;
   index_.t_->values.Reserve(ValuesDefinedIn(graph) + deferred_nodes);
-  index_.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()) + deferred_nodes);
+  // Room for every name now: the set never grows while the other core fills it.
+  index_.t_->node_name_hashes.Reserve(nodes);
+  if (nodes >= names_apart_from) {
+    // The names the walk would insert: those of parsed nodes (not of the
+    // placeholders of runs left as bytes) and of nodes left as bytes. Only
+    // this thread touches the set until JoinNames; the walk reads the same
+    // nodes and writes no field this reads.
+    try {
+      names_ = std::thread([&graph, deferred, set = &index_.t_->node_name_hashes] {
+        for (const auto& node : graph.node()) {
+          if (!node.name().empty() && !(deferred && DeferredRunOf(node) >= 0)) set->Insert(NameHash(node.name()));
+        }
+        for (size_t run = 0; deferred && run < deferred->run_count(); ++run) {
+          for (const DeferredNode* n = deferred->begin(run); n != deferred->end(run); ++n) {
+            if (!n->name.empty()) set->Insert(NameHash(n->name));
+          }
+        }
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the walk inserts the names itself.
+    }
+  }
   index_.IndexGraphValues(graph);
   for (const auto& init : graph.sparse_initializer()) sparse_.insert(init.values().name());
 }
 
+MainGraphIndexBuilder::~MainGraphIndexBuilder() { JoinNames(); }
+
 bool MainGraphIndexBuilder::UseInputs(const onnx::NodeProto& node, std::string_view* undefined) {
-  if (!node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
+  if (!names_.joinable() && !node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
     GraphIndex::Entry& e = index_.Slot(in);
@@ -72,7 +100,7 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
 }
 
 bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
-  if (!node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
+  if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
   GraphIndex::Entry& e = index_.Slot(node.input);
   if (e.producer().kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
   ++e.uses;
@@ -96,16 +124,17 @@ bool MainGraphIndexBuilder::Defined(std::string_view value) const {
 }
 
 void MainGraphIndexBuilder::Prefetch(const DeferredNode& node) const {
-  if (!node.name.empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name));
+  if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name));
   index_.t_->values.Prefetch(node.output);
 }
 
 void MainGraphIndexBuilder::Prefetch(const onnx::NodeProto& node) const {
-  if (!node.name().empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name()));
+  if (!names_.joinable() && !node.name().empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name()));
   for (const auto& out : node.output()) index_.t_->values.Prefetch(out);
 }
 
 GraphIndex MainGraphIndexBuilder::Finish() && {
+  JoinNames();  // subgraphs add their node names to the same set
   for (const onnx::NodeProto* node : with_subgraphs_) {
     ForEachSubgraph(*node, [this](const onnx::GraphProto& g) { index_.IndexGraph(g); });
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string_view>
 #include <string>
+#include <thread>
 #include <vector>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,6 +30,7 @@ struct TensorType {
 };
 
 struct DeferredNode;
+class DeferredNodes;
 
 struct Producer {
   // kDeferred: a main-graph node left as bytes (model/deferred_nodes.h), a
@@ -154,8 +156,18 @@ class GraphIndex {
 // producer exactly when the graph defined it before the current node.
 class MainGraphIndexBuilder {
  public:
-  // `deferred_nodes`: how many nodes left as bytes the graph also has.
-  explicit MainGraphIndexBuilder(const onnx::GraphProto& graph, size_t deferred_nodes = 0);
+  // `deferred`: the graph's nodes left as bytes, if any. On a large graph
+  // the node names (kept for fresh names only, never checked) are hashed into
+  // their set on another core while this walk builds the table of values:
+  // in a million-name set every insert is a cache miss.
+  explicit MainGraphIndexBuilder(const onnx::GraphProto& graph, const DeferredNodes* deferred = nullptr,
+                                 size_t names_apart_from = kNamesApartFrom);
+  ~MainGraphIndexBuilder();
+  MainGraphIndexBuilder(const MainGraphIndexBuilder&) = delete;
+  MainGraphIndexBuilder& operator=(const MainGraphIndexBuilder&) = delete;
+  // From how many nodes the names go to another core: below it a thread
+  // costs more than it saves.
+  static constexpr size_t kNamesApartFrom = size_t{1} << 16;
   // Counts the node's uses. False, with the name in *undefined, when it
   // reads a value nothing before it defines. (A sparse initializer defines
   // its name here, though the index gives it no producer, as ForGraph.)
@@ -177,7 +189,12 @@ class MainGraphIndexBuilder {
  private:
   bool Sparse(std::string_view value) const { return !sparse_.empty() && sparse_.count(value); }
 
+  void JoinNames() {
+    if (names_.joinable()) names_.join();
+  }
+
   GraphIndex index_;
+  std::thread names_;  // hashing the main graph's node names, when they go apart
   std::unordered_set<std::string_view> sparse_;  // sparse initializer names; usually none
   std::vector<const onnx::NodeProto*> with_subgraphs_;
 };

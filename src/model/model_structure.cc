@@ -248,7 +248,7 @@ class StructureCheck {
 }  // namespace
 
 Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index, const DeferredNodes* deferred) {
-  MainGraphIndexBuilder builder(model.graph(), deferred ? deferred->node_count() : 0);
+  MainGraphIndexBuilder builder(model.graph(), deferred);
   Status s = StructureCheck(&builder, deferred).Main(model.graph());
   if (!s.ok()) return s;
   if (main_index) *main_index = std::move(builder).Finish();

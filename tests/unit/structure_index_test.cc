@@ -4,9 +4,13 @@
 // refused when it kept a table of its own.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "model/deferred_nodes.h"
 #include "model/graph_index.h"
+#include "model/model_loader.h"
 #include "model/model_structure.h"
 #include "test_models.h"
 
@@ -69,6 +73,82 @@ TEST_CASE("the index the structure check builds is ForGraph's", "[index][loader]
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   model.mutable_graph()->mutable_node(1)->set_name("E");  // a named node, beside unnamed ones
   CheckSameIndex(model);
+}
+
+// The walk of the structure check, with node names hashed on another thread
+// from `names_apart_from` nodes on.
+GraphIndex WalkWithBuilder(const onnx::ModelProto& model, size_t names_apart_from) {
+  MainGraphIndexBuilder builder(model.graph(), nullptr, names_apart_from);
+  for (const auto& node : model.graph().node()) {
+    std::string_view name;
+    Producer first;
+    REQUIRE(builder.UseInputs(node, &name));
+    REQUIRE(builder.DefineOutputs(node, &name, &first));
+  }
+  return std::move(builder).Finish();
+}
+
+TEST_CASE("node names hashed on another core are the names the walk takes", "[index][loader]") {
+  onnx::ModelProto model = ModelFromText(kWithIf);
+  model.mutable_graph()->mutable_node(0)->set_name("A");
+  model.mutable_graph()->mutable_node(1)->set_name("E");
+  GraphIndex built = GraphIndex::ForGraph(model.graph());
+  for (size_t apart_from : {size_t{1}, MainGraphIndexBuilder::kNamesApartFrom}) {
+    INFO(apart_from);
+    GraphIndex walked = WalkWithBuilder(model, apart_from);
+    // Main-graph names (the other thread's), subgraph names (Finish's) and a free one.
+    for (const char* base : {"A", "E", "T", "free"}) CHECK(walked.FreshNodeName(base) == built.FreshNodeName(base));
+    built = GraphIndex::ForGraph(model.graph());
+  }
+}
+
+TEST_CASE("a large graph with nodes left as bytes takes the same node names", "[index][loader][deferred]") {
+  // 70k nodes, past kNamesApartFrom: a chain of named Relu nodes, plain (left
+  // as bytes), with a parsed LeakyRelu in the middle.
+  constexpr int kNodes = 70000;
+  static_assert(kNodes > static_cast<int>(MainGraphIndexBuilder::kNamesApartFrom), "the threaded path");
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("g");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  std::string prev = "x";
+  for (int i = 0; i < kNodes; ++i) {
+    onnx::NodeProto* n = g->add_node();
+    const bool leaky = i == kNodes / 2;
+    n->set_op_type(leaky ? "LeakyRelu" : "Relu");
+    n->set_name(leaky ? "leaky" : "n" + std::to_string(i));
+    if (leaky) {
+      auto* alpha = n->add_attribute();
+      alpha->set_name("alpha");
+      alpha->set_type(onnx::AttributeProto::FLOAT);
+      alpha->set_f(0.1f);
+    }
+    n->add_input(prev);
+    prev = "v" + std::to_string(i);
+    n->add_output(prev);
+  }
+  g->add_output()->set_name(prev);
+  std::string bytes;
+  REQUIRE(model.SerializeToString(&bytes));
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("onnx-remap-names-" + std::to_string(reinterpret_cast<uintptr_t>(&bytes)) + ".onnx"))
+                               .string();
+  std::ofstream(path, std::ios::binary) << bytes;
+
+  DeferredNodes deferred;
+  GraphIndex loaded;
+  auto with = LoadModel(path, &loaded, DeferOptions{&deferred, 1});
+  std::filesystem::remove(path);
+  REQUIRE(with);
+  REQUIRE(deferred.node_count() == kNodes - 1);
+  GraphIndex built = GraphIndex::ForGraph(model.graph());
+  for (const char* base : {"n0", "n1", "n34999", "n69999", "leaky", "v3", "free"})
+    CHECK(loaded.FreshNodeName(base) == built.FreshNodeName(base));
+  CHECK(loaded.FreshValueName("v3") == built.FreshValueName("v3"));
 }
 
 TEST_CASE("the structure check refuses across scopes as before", "[loader]") {
