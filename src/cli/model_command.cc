@@ -44,9 +44,8 @@ PipelineMode ModeOf(ModelCommand c) {
   return PipelineMode::kScan;
 }
 
-// "I/N" -> (I, N).
-// A byte count from the environment variable `name` into *bytes, when it is set.
-// `what`: "a byte count", "a count".
+// A count from the environment variable `name` into *count, when it is set.
+// `what` names it in the error: "a byte count", "a count".
 Status CountFromEnvironment(const char* name, const char* what, uint64_t* count) {
   const char* value = std::getenv(name);
   if (!value) return Status::Ok();
@@ -57,6 +56,7 @@ Status CountFromEnvironment(const char* name, const char* what, uint64_t* count)
   return Status::Ok();
 }
 
+// "I/N" -> (I, N).
 bool ParseShard(const std::string& text, int* index, int* count) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return false;

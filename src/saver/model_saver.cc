@@ -34,21 +34,17 @@ Status SaveModel(const onnx::ModelProto& model, const std::string& path, const S
   const Status too_big(ErrorCode::kOutputFailed,
                        fmt::format("{}: the model does not serialize (over protobuf's 2 GiB limit?)", path));
   std::string bytes;
-  if (!options.deferred) {
-    if (!SerializeModel(model, &bytes, options.byte_size)) return too_big;
-    if (options.serialized) options.serialized();
-    return WriteFileAtomically(path, bytes, options.durability);
-  }
-  // Written from its parts: the runs of nodes left as bytes are not copied
-  // into one buffer first.
+  if (!SerializeModel(model, &bytes, options.byte_size)) return too_big;
+  // With nodes left as bytes, the runs are written from where they are, not
+  // copied into one buffer with the rest first.
   std::string length_prefix;
-  std::vector<std::string_view> pieces;
-  if (!SerializeModel(model, &bytes, options.byte_size) ||
-      !DeferredRunPieces(*options.deferred, bytes, &length_prefix, &pieces))
-    return too_big;
-  size_t size = 0;
-  for (std::string_view piece : pieces) size += piece.size();
-  if (size > static_cast<size_t>(INT32_MAX)) return too_big;
+  std::vector<std::string_view> pieces{bytes};
+  if (options.deferred) {
+    if (!DeferredRunPieces(*options.deferred, bytes, &length_prefix, &pieces)) return too_big;
+    size_t size = 0;
+    for (std::string_view piece : pieces) size += piece.size();
+    if (size > static_cast<size_t>(INT32_MAX)) return too_big;
+  }
   if (options.serialized) options.serialized();
   return WriteFileAtomically(path, pieces, options.durability);
 }
