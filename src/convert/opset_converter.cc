@@ -35,6 +35,21 @@ bool SameAttributeValue(const onnx::AttributeProto& a, const onnx::AttributeProt
          (a.type() == b.type() && a.type() == onnx::AttributeProto::STRING && a.s() == b.s());
 }
 
+// Adapters read a node's inputs and outputs where its schema puts them. A
+// node with fewer than its schema requires (a hand-edited or corrupt model)
+// is refused here, once for every adapter. Checked against ONNX 1.12's
+// schema when the op has not changed between it and `opset`.
+Status CheckRequiredArity(const onnx::NodeProto& node, int opset) {
+  const int known = std::min(opset, kNewestKnownSchemaOpset);
+  if (known < opset && !ChangesBetween(node.op_type(), known, opset).empty()) return Status::Ok();
+  const onnx::OpSchema* schema = FindSchema(node.op_type(), known, "");
+  if (!schema) return Status::Ok();
+  if (node.input_size() >= schema->min_input() && node.output_size() >= schema->min_output()) return Status::Ok();
+  return Refuse(fmt::format("{} has {} inputs and {} outputs where opset {} requires at least {} and {}",
+                            node.op_type(), node.input_size(), node.output_size(), opset, schema->min_input(),
+                            schema->min_output()));
+}
+
 // After lowering: an attribute the older version lacks is dropped when it holds
 // the newer version's default (it then means what the older version does), and
 // refused otherwise. Too many inputs are refused. Checked where ONNX 1.12's
@@ -204,7 +219,8 @@ class Converter {
       }
       return &node;
     };
-    Status s = from_ < to_ ? Raise(current, edit, &ctx, &record) : Lower(current, edit, &ctx, &record);
+    Status s = CheckRequiredArity(original, from_);
+    if (s.ok()) s = from_ < to_ ? Raise(current, edit, &ctx, &record) : Lower(current, edit, &ctx, &record);
     if (!s.ok()) {
       record.refusal = s.message();
       report_->refused.push_back(std::move(record));

@@ -4,6 +4,8 @@
 // the model left as it was. Numerics: tests/convert (ONNX's backend tests in
 // onnxruntime at every opset).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <tuple>
 #include <onnx/checker.h>
 
 #include "convert/opset_converter.h"
@@ -319,6 +321,30 @@ TEST_CASE("what cannot cross is refused by name, and the model is left as it was
 
   CHECK_FALSE(ConvertOpset(&transposed, 6).ok());
   CHECK_FALSE(ConvertOpset(&transposed, 99).ok());
+}
+
+TEST_CASE("a node missing inputs its schema requires is refused before any adapter reads them", "[convert]") {
+  // model_fuzzer found a Softmax with no input: its adapter read input 0 and aborted.
+  for (auto [op, from, to] : {std::tuple{"Softmax", 11, 18}, std::tuple{"Softmax", 13, 11},
+                               std::tuple{"Unsqueeze", 11, 13}, std::tuple{"ReduceMean", 17, 18}}) {
+    INFO(op << " " << from << " -> " << to);
+    auto model = ModelFromText(fmt::format(R"(
+      < ir_version: 7, opset_import: ["" : {}] >
+      g (float[2,3] x) => (float[2,3] y) {{
+        y = Relu(x)
+      }})", from));
+    onnx::NodeProto* node = model.mutable_graph()->add_node();
+    node->set_op_type(op);
+    node->set_name("empty");
+    node->add_output("z");
+    const std::string before = model.SerializeAsString();
+    auto report = ConvertOpset(&model, to);
+    REQUIRE(report.ok());
+    REQUIRE(report->refused.size() == 1);
+    CHECK(report->refused[0].refusal ==
+          fmt::format("{} has 0 inputs and 1 outputs where opset {} requires at least 1 and 1", op, from));
+    CHECK(model.SerializeAsString() == before);
+  }
 }
 
 TEST_CASE("lowering: optional inputs, added outputs, negative axes, types the older schema lacks", "[convert]") {
