@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/huge_pages.h"
+
 namespace remap {
 
 class FlatSlots {
@@ -20,7 +22,7 @@ class FlatSlots {
     size_t cap = 16;
     while (cap / 4 * 3 < n) cap *= 2;
     if (cap <= slots_.size()) return;
-    std::vector<uint64_t> old(cap, 0);
+    Words old(cap, 0);
     old.swap(slots_);
     mask_ = cap - 1;
     for (uint64_t word : old) {
@@ -47,7 +49,8 @@ class FlatSlots {
   uint64_t& operator[](size_t i) { return slots_[i]; }
 
  private:
-  std::vector<uint64_t> slots_;
+  using Words = std::vector<uint64_t, HugePageAllocator<uint64_t>>;
+  Words slots_;
   size_t mask_ = 0;
 };
 

@@ -10,6 +10,8 @@
 #include <memory_resource>
 #include <string_view>
 
+#include "model/huge_pages.h"
+
 namespace remap {
 
 class NameArena {
@@ -27,7 +29,8 @@ class NameArena {
   }
 
  private:
-  std::pmr::monotonic_buffer_resource buffer_{1 << 16};
+  // Its blocks double from 64 KiB; those past kHugePagesFrom go in huge pages.
+  std::pmr::monotonic_buffer_resource buffer_{1 << 16, HugePageResource::Get()};
 };
 
 }  // namespace remap

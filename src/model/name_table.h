@@ -15,10 +15,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "model/flat_slots.h"
+#include "model/huge_pages.h"
 #include "model/name_hash.h"
 
 namespace remap {
@@ -63,9 +66,8 @@ class NameTable {
     if (slots_[i] != 0) return At(slots_[i]);
     const size_t n = size_++;
     const Place p = PlaceOf(n);
-    if (p.chunk == chunks_.size()) chunks_.push_back(std::make_unique<Item[]>(ChunkSize(p.chunk)));
-    Item& item = chunks_[p.chunk][p.offset];
-    item.key = keep(name);
+    if (p.chunk == chunks_.size()) chunks_.push_back(NewChunk(p.chunk));
+    Item& item = *new (&chunks_[p.chunk][p.offset]) Item{keep(name), V{}};
     slots_[i] = Slot(h, n);
     return item;
   }
@@ -90,13 +92,14 @@ class NameTable {
   }
 
  private:
-  // Chunks double in size from 64 items up to 8192, then stay at 8192: a
-  // small graph's table stays small, and a large one wastes at most one
-  // chunk (chunks are filled when made, so unused items would count in RSS).
+  // Chunks double in size from 64 items up to 131072, then stay at 131072: a
+  // small graph's table stays small, and the large chunks of a large one
+  // (megabytes) are mapped in huge pages (huge_pages.h). Items are made as
+  // they are inserted, so a chunk's unused tail is never touched.
   static constexpr size_t kFirstChunk = 64;
-  static constexpr size_t kDoublings = 7;  // 64 << 7 = 8192
+  static constexpr size_t kDoublings = 11;  // 64 << 11 = 131072
   static constexpr size_t kLastChunk = kFirstChunk << kDoublings;
-  static constexpr size_t kInDoubling = kFirstChunk * ((size_t{2} << kDoublings) - 1);  // items in chunks 0..7
+  static constexpr size_t kInDoubling = kFirstChunk * ((size_t{2} << kDoublings) - 1);  // items in the doubling chunks
   struct Place {
     size_t chunk;
     size_t offset;
@@ -108,6 +111,17 @@ class NameTable {
     return {k, n - kFirstChunk * ((size_t{1} << k) - 1)};
   }
   static size_t ChunkSize(size_t chunk) { return chunk > kDoublings ? kLastChunk : kFirstChunk << chunk; }
+  // Items are never destroyed one by one: a chunk's memory is freed whole.
+  static_assert(std::is_trivially_destructible_v<Item>, "items are freed with their chunk");
+  struct FreeChunk {
+    size_t bytes;
+    void operator()(Item* p) const noexcept { FreeLarge(p, bytes); }
+  };
+  using Chunk = std::unique_ptr<Item[], FreeChunk>;
+  static Chunk NewChunk(size_t chunk) {
+    const size_t bytes = ChunkSize(chunk) * sizeof(Item);
+    return Chunk(static_cast<Item*>(AllocateLarge(bytes)), FreeChunk{bytes});
+  }
 
   static uint64_t Hash(std::string_view s) { return NameHash(s); }
   // A slot: the hash's high 32 bits over the item number + 1 (0 is empty).
@@ -125,7 +139,7 @@ class NameTable {
 
   FlatSlots slots_;
   size_t size_ = 0;
-  std::vector<std::unique_ptr<Item[]>> chunks_;
+  std::vector<Chunk> chunks_;
 };
 
 }  // namespace remap
