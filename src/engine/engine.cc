@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/pointer_set.h"
 #include "match/constant_reader.h"
 #include "match/node_form.h"
 #include "match/node_matcher.h"
@@ -139,7 +140,7 @@ class TreeRewriter {
   void CollectDead() {
     std::vector<std::string_view> work;
     for (const onnx::NodeProto* p : absorbed_) {
-      if (!dead_nodes_.insert(p).second) continue;
+      if (!dead_nodes_.insert(p)) continue;
       domains_rewritten_.insert(p->domain());
       for (const auto& out : p->output()) index_->ForgetProducer(out);
       for (const auto& in : p->input()) {
@@ -169,7 +170,7 @@ class TreeRewriter {
       if (!entry || entry->uses > 0) continue;
       const Producer p = entry->producer();
       if (p.kind == Producer::Kind::kInitializer) dead_initializers_.insert(p.initializer);
-      if (p.kind != Producer::Kind::kNode || !p.node || !IsArgumentProducer(*p.node) || dead_nodes_.count(p.node)) continue;
+      if (p.kind != Producer::Kind::kNode || !p.node || !IsArgumentProducer(*p.node) || dead_nodes_.contains(p.node)) continue;
       bool unused = true;
       for (const auto& out : p.node->output()) unused = unused && (out.empty() || index_->Uses(out) == 0);
       if (!unused) continue;
@@ -192,7 +193,7 @@ class TreeRewriter {
     std::vector<bool> drop(report_->remaining.size(), false);
     bool any = false;
     for (const auto& [node, at] : unmapped_nodes_) {
-      if (dead_nodes_.count(node)) drop[at] = any = true;
+      if (dead_nodes_.contains(node)) drop[at] = any = true;
     }
     if (!any) return;
     size_t write = 0;
@@ -208,7 +209,7 @@ class TreeRewriter {
     // Every dead node was emptied when it died: only an empty node needs the
     // set's confirmation (a model may hold nodes without op_type of its own).
     if (!dead_nodes_.empty())
-      RemoveElementsIf(nodes, [this](const onnx::NodeProto& n) { return n.op_type().empty() && dead_nodes_.count(&n); });
+      RemoveElementsIf(nodes, [this](const onnx::NodeProto& n) { return n.op_type().empty() && dead_nodes_.contains(&n); });
     for (auto& node : *nodes) {
       ForEachSubgraph(node, [this](onnx::GraphProto& g) {
         RemoveDeadIn(g.mutable_node());
@@ -225,7 +226,7 @@ class TreeRewriter {
   std::vector<AddedNode>* added_;
   const onnx::FunctionProto* function_;
   std::vector<std::string_view> released_;  // Release's worklist, kept to reuse its buffer
-  std::unordered_set<const onnx::NodeProto*> dead_nodes_;
+  PointerSet<onnx::NodeProto> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
   std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining
   std::vector<const onnx::NodeProto*> absorbed_;  // producers rewritten with their consumer

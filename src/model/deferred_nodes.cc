@@ -111,6 +111,17 @@ std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes
     *file = out->TakeFile();
     return std::nullopt;
   };
+  // Room for every node record at once: the array is tens of megabytes on a
+  // large graph, and growing it by doubling copied it and touched twice
+  // the memory. A header-only pass costs far less.
+  size_t records = 0;
+  for (size_t pos = graph.payload_start; pos < graph.end;) {
+    WireField f;
+    if (!ReadWireField(bytes.data(), pos, graph.end, &f)) return give_back();
+    pos = f.end;
+    records += f.number == kGraphNode;
+  }
+  out->nodes_.reserve(records);
   std::string payload;
   uint64_t deferred_bytes = 0;
   size_t copied_to = graph.payload_start;  // bytes before this are in `payload` or deferred

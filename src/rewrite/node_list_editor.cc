@@ -19,6 +19,12 @@ void NodeListEditor::Commit(std::vector<const onnx::NodeProto*>* added) {
   const int n = nodes_->size();
   std::vector<onnx::NodeProto*> old(static_cast<size_t>(n));
   nodes_->ExtractSubrange(0, n, old.data());  // takes ownership, leaves the field empty
+  // The list's and the caller's room at once: on a large graph, growing them
+  // node by node copied their arrays again and again.
+  size_t placing = 0;
+  for (const auto& [index, nodes] : replacements_) placing += nodes.size();
+  nodes_->Reserve(static_cast<int>(static_cast<size_t>(n) + placing));
+  if (added) added->reserve(added->size() + placing);
   size_t next = 0;  // the next replacement, by index
   for (int k = 0; k < n; ++k) {
     if (next == replacements_.size() || replacements_[next].first != k) {
