@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/hash_set.h"
+#include "model/huge_pages.h"
 #include "model/name_hash.h"
 #include "model/name_table.h"
 
@@ -153,4 +154,34 @@ TEST_CASE("the name hash spreads exporters' names over a table's slots and tags"
   // 210,000 names over 262,144 slots: about 0.8 per slot; a crowded slot
   // (a run of linear probing) would show as a much larger count.
   CHECK(*std::max_element(per_slot.begin(), per_slot.end()) <= 10);
+}
+
+TEST_CASE("a table past the doubling chunks keeps its items in place, in mapped memory", "[name-table]") {
+  // 600k items of 56 bytes: the last chunks (131072 items, 7 MB) and the
+  // slots (1M words, 8 MB) are past kHugePagesFrom, so they are mappings of
+  // their own (huge_pages.h); items are made as inserted, in those too.
+  struct Wide {
+    int64_t n = -1;
+    int64_t pad[4] = {0, 0, 0, 0};
+  };
+  static_assert(131072 * sizeof(NameTable<Wide>::Item) >= remap::kHugePagesFrom, "the mapped chunk path");
+  NameTable<Wide> table;
+  Keys keys;
+  constexpr int kItems = 600000;
+  auto name = [](int i) { return "v" + std::to_string(i); };
+  NameTable<Wide>::Item& first = table.FindOrInsert(name(0), keys);
+  first.value.n = 0;
+  for (int i = 1; i < kItems; ++i) {
+    auto& item = table.FindOrInsert(name(i), keys);
+    REQUIRE(item.value.n == -1);  // new, and made as V{}
+    item.value.n = i;
+  }
+  CHECK(table.size() == static_cast<size_t>(kItems));
+  CHECK(&table.FindOrInsert(name(0), keys) == &first);  // never moved
+  for (int i = 0; i < kItems; i += 7) {
+    const auto* item = table.Find(name(i));
+    REQUIRE(item != nullptr);
+    CHECK(item->value.n == i);
+  }
+  CHECK(table.Find(name(kItems)) == nullptr);
 }
