@@ -302,3 +302,56 @@ TEST_CASE("of many added nodes, the first that fails the checker is the one repo
   graph->mutable_node(2100)->set_op_type("Relu");
   CHECK(CheckAddedNodes(model, added, &notes).ok());
 }
+
+TEST_CASE("added nodes of one form pass together; a node that differs in what the checker reads is checked") {
+  // 3000 nodes of one form (the check skips a form that passed in its
+  // block), and among them nodes that differ from their neighbours only in
+  // what ONNX's check_node reads: an attribute's presence, type or value, an
+  // empty input or output. Each must still fail, in order.
+  onnx::ModelProto model;
+  onnx::OnnxParser::Parse(model, R"(< ir_version: 7, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Relu(x) })");
+  auto* graph = model.mutable_graph();
+  graph->mutable_node()->Clear();
+  const int count = 3000;
+  for (int k = 0; k < count; ++k) {
+    auto* n = graph->add_node();
+    n->set_op_type("LeakyRelu");
+    n->set_name("n" + std::to_string(k));
+    auto* alpha = n->add_attribute();
+    alpha->set_name("alpha");
+    alpha->set_type(onnx::AttributeProto::FLOAT);
+    alpha->set_f(0.1f);
+    n->add_input(k == 0 ? "x" : "v" + std::to_string(k - 1));
+    n->add_output(k == count - 1 ? "y" : "v" + std::to_string(k));
+  }
+  std::vector<AddedNode> added;
+  for (const auto& n : graph->node()) added.push_back({&n, nullptr});
+  std::vector<std::string> notes;
+  REQUIRE(CheckAddedNodes(model, added, &notes).ok());
+  const onnx::NodeProto good = graph->node(1000);
+  // Each fault, by the node it is in (all in blocks where the form passed before).
+  graph->mutable_node(1001)->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);  // mismatched type
+  graph->mutable_node(1502)->add_attribute()->CopyFrom(graph->node(1502).attribute(0));  // appears twice
+  graph->mutable_node(1503)->mutable_attribute(0)->set_name("beta");                        // unknown attribute
+  graph->mutable_node(2004)->set_input(0, "");                                              // empty single input
+  graph->mutable_node(2505)->set_output(0, "");                                             // empty single output
+  // What ONNX's checker says of each (cut at the first line).
+  const std::vector<std::pair<int, std::string>> faults = {
+      {1001, "mismatch in attribute alpha"},
+      {1502, "Attribute 'alpha' appeared multiple times"},
+      {1503, "Unrecognized attribute: beta"},
+      {2004, "Node (n2004)'s input 0 is marked single"},
+      {2505, "Node (n2505)'s output 0 is marked single"}};
+  for (const auto& [bad, says] : faults) {
+    Status s = CheckAddedNodes(model, added, &notes);
+    INFO("node n" << bad << ": " << s.message());
+    CHECK(s.code() == ErrorCode::kValidationFailed);
+    CHECK(s.message().find(says) != std::string::npos);
+    onnx::NodeProto fixed = good;
+    fixed.set_name(graph->node(bad).name());
+    fixed.set_input(0, graph->node(bad - 1).output(0));
+    fixed.set_output(0, "v" + std::to_string(bad));
+    *graph->mutable_node(bad) = fixed;
+  }
+  CHECK(CheckAddedNodes(model, added, &notes).ok());
+}
