@@ -97,8 +97,9 @@ long PlaceholderRun(std::string_view node) {
 }  // namespace
 
 std::string DeferredNodes::TakeFile() {
-  runs_.clear();
-  nodes_.clear();
+  // Their memory too: DeferPlainNodes reserves room for every node record.
+  std::vector<Run>().swap(runs_);
+  std::vector<DeferredNode>().swap(nodes_);
   return std::move(file_);
 }
 
