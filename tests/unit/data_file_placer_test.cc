@@ -146,7 +146,7 @@ TEST_CASE("same content: same inode, or same size and bytes", "[saver]") {
   fs::remove_all(root);
 }
 
-TEST_CASE("linked external data is listed as created; removing it leaves the input", "[saver]") {
+TEST_CASE("linked external data is listed as created, removing it leaves the input", "[saver]") {
   const fs::path root = FreshRoot("onnx_remap_place_created");
   { std::ofstream(root / "in" / "w.bin", std::ios::binary) << std::string(8, '\1'); }
   std::vector<std::string> created;

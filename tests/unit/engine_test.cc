@@ -234,7 +234,7 @@ TEST_CASE("opset: too low is reported, --opset raises when safe, refuses when no
   CHECK(DefaultOpset(lower.opset_import()) == 12);
 }
 
-TEST_CASE("a model importing no default-domain opset is rewritten; --opset imports it", "[engine][opset]") {
+TEST_CASE("a model importing no default-domain opset is rewritten, --opset imports it", "[engine][opset]") {
   RuleSet rules = RulesFromText(kRules);
   // Like ONNX's training tests (test_adam): only ai.onnx.preview.training is imported.
   auto training = ModelFromText(R"(

@@ -138,7 +138,7 @@ TEST_CASE("a rule without a standard form refuses the node and says why", "[matc
   CHECK(std::string(RefusalName(n.refusal)) == "no-standard-form");
 }
 
-TEST_CASE("no_standard_form speaks for the standard target; the runtime's alternative still applies", "[matcher]") {
+TEST_CASE("no_standard_form speaks for the standard target, the runtime's alternative still applies", "[matcher]") {
   RewriteReport onnx = RewriteWith(kNoStandardFormRules, "inv", "onnx");
   REQUIRE(onnx.remaining.size() == 1);
   CHECK(onnx.remaining[0].refusal == Refusal::kNoStandardForm);

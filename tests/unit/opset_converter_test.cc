@@ -76,7 +76,7 @@ TEST_CASE("Squeeze/Unsqueeze axes become an input at 13 and an attribute again b
   Check(model);
 }
 
-TEST_CASE("ReduceMean axes move at 18; noop_with_empty_axes lowers to Identity", "[convert]") {
+TEST_CASE("ReduceMean axes move at 18, noop_with_empty_axes lowers to Identity", "[convert]") {
   auto model = ModelFromText(R"(
     < ir_version: 8, opset_import: ["" : 17] >
     g (float[2,3] x) => (float[2] y, float z) {
@@ -169,7 +169,7 @@ TEST_CASE("Upsample becomes Resize with Resize-10's coordinate rules spelled out
   Check(model);
 }
 
-TEST_CASE("Dropout's mask keeps its type across 10; ratio becomes an input at 12", "[convert]") {
+TEST_CASE("Dropout's mask keeps its type across 10, ratio becomes an input at 12", "[convert]") {
   auto model = ModelFromText(R"(
     < ir_version: 4, opset_import: ["" : 9] >
     g (float[3] x) => (float[3] y, float[3] m) {

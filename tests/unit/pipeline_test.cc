@@ -303,7 +303,7 @@ TEST_CASE("of many added nodes, the first that fails the checker is the one repo
   CHECK(CheckAddedNodes(model, added, &notes).ok());
 }
 
-TEST_CASE("added nodes of one form pass together; a node that differs in what the checker reads is checked") {
+TEST_CASE("added nodes of one form pass together, a node that differs in what the checker reads is checked") {
   // 3000 nodes of one form (the check skips a form that passed in its
   // block), and among them nodes that differ from their neighbours only in
   // what ONNX's check_node reads: an attribute's presence, type or value, an

@@ -113,7 +113,7 @@ TEST_CASE("@let names a value for later expressions", "[template]") {
   CHECK(value->t().float_data(0) == 3.0f);
 }
 
-TEST_CASE("a whole ${...} giving a tensor list spreads into inputs; ${t[i]} picks one", "[template]") {
+TEST_CASE("a whole ${...} giving a tensor list spreads into inputs, ${t[i]} picks one", "[template]") {
   RuleSet rules = RulesFromText(R"rule(
     rule {
       id: "custom-cat"
