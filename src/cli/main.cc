@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "model/file_bytes.h"
 #include "report/exit_codes.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,9 @@ int main(int argc, char** argv) {
   // Under a file-size limit (ulimit -f) a write past it must fail with EFBIG
   // and be reported (exit 6, temp file removed), not kill the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  // Input models are read through mappings: one that another process
+  // truncates mid-run is reported by name (exit 3), not a "Bus error".
+  remap::InstallMappedFileFaultHandler(remap::kExitInputError);
 #if defined(__GLIBC__)
   // A rewrite frees the nodes it replaces while it allocates their
   // replacements; glibc's fastbins keep such small chunks apart and cost

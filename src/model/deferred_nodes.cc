@@ -14,8 +14,8 @@ using namespace wire;  // NOLINT: the field numbers
 // A placeholder's doc_string: this byte, then the run's number in decimal.
 constexpr char kPlaceholderMark = '\x01';
 
-std::string_view Payload(const std::string& bytes, const WireField& f) {
-  return std::string_view(bytes).substr(f.payload_start, f.end - f.payload_start);
+std::string_view Payload(std::string_view bytes, const WireField& f) {
+  return bytes.substr(f.payload_start, f.end - f.payload_start);
 }
 
 // What a node record holds, as far as deciding needs.
@@ -26,7 +26,7 @@ struct RecordFields {
   std::string_view domain;
 };
 
-bool ReadRecord(const std::string& bytes, const WireField& record, RecordFields* r) {
+bool ReadRecord(std::string_view bytes, const WireField& record, RecordFields* r) {
   for (size_t pos = record.payload_start; pos < record.end;) {
     WireField f;
     if (!ReadWireField(bytes.data(), pos, record.end, &f)) return false;
@@ -67,13 +67,13 @@ void AppendPlaceholder(size_t run, std::string* out) {
 }
 
 // `bytes` with the graph field's payload replaced by `payload`.
-std::string WithGraphPayload(const std::string& bytes, const WireField& graph, const std::string& payload) {
+std::string WithGraphPayload(std::string_view bytes, const WireField& graph, const std::string& payload) {
   std::string out;
   out.reserve(bytes.size() - (graph.end - graph.payload_start) + payload.size() + 10);
-  out.append(bytes, 0, graph.tag_end);
+  out.append(bytes.substr(0, graph.tag_end));
   AppendVarint(payload.size(), &out);
   out += payload;
-  out.append(bytes, graph.end, std::string::npos);
+  out.append(bytes.substr(graph.end));
   return out;
 }
 
@@ -96,18 +96,18 @@ long PlaceholderRun(std::string_view node) {
 
 }  // namespace
 
-std::string DeferredNodes::TakeFile() {
+FileBytes DeferredNodes::TakeFile() {
   // Their memory too: DeferPlainNodes reserves room for every node record.
   std::vector<Run>().swap(runs_);
   std::vector<DeferredNode>().swap(nodes_);
   return std::move(file_);
 }
 
-std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes, DeferredNodes* out) {
+std::optional<std::string> DeferPlainNodes(FileBytes* file, uint64_t min_bytes, DeferredNodes* out) {
   WireField graph;
-  if (!FindModelGraph(*file, &graph)) return std::nullopt;
+  if (!FindModelGraph(file->view(), &graph)) return std::nullopt;
   out->file_ = std::move(*file);
-  const std::string& bytes = out->file_;
+  const std::string_view bytes = out->file_.view();
   auto give_back = [&]() -> std::optional<std::string> {
     *file = out->TakeFile();
     return std::nullopt;
@@ -129,7 +129,7 @@ std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes
   DeferredNodes::Run run;
   auto close_run = [&] {
     if (run.count == 0) return;
-    payload.append(bytes, copied_to, run.start - copied_to);
+    payload.append(bytes.substr(copied_to, run.start - copied_to));
     AppendPlaceholder(out->runs_.size(), &payload);
     out->runs_.push_back(run);
     deferred_bytes += run.end - run.start;
@@ -162,7 +162,7 @@ std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes
   }
   close_run();
   if (deferred_bytes == 0 || deferred_bytes < min_bytes || out->nodes_.size() > UINT32_MAX) return give_back();
-  payload.append(bytes, copied_to, graph.end - copied_to);
+  payload.append(bytes.substr(copied_to, graph.end - copied_to));
   return WithGraphPayload(bytes, graph, payload);
 }
 

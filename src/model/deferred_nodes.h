@@ -23,6 +23,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "model/file_bytes.h"
+
 namespace remap {
 
 // One node left as bytes: views of its fields in the file's bytes.
@@ -50,20 +52,20 @@ class DeferredNodes {
   const DeferredNode* end(size_t run) const { return begin(run) + runs_[run].count; }
   // The run's node records as they are in the file (tags included).
   std::string_view bytes(size_t run) const {
-    return std::string_view(file_).substr(runs_[run].start, runs_[run].end - runs_[run].start);
+    return file_.view().substr(runs_[run].start, runs_[run].end - runs_[run].start);
   }
   // The file's bytes back, and nothing deferred any more.
-  std::string TakeFile();
+  FileBytes TakeFile();
 
  private:
-  friend std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes, DeferredNodes* out);
+  friend std::optional<std::string> DeferPlainNodes(FileBytes* file, uint64_t min_bytes, DeferredNodes* out);
   struct Run {
     size_t start = 0;  // [start, end) of its node records in file_
     size_t end = 0;
     uint32_t first = 0;  // its first node in nodes_
     uint32_t count = 0;
   };
-  std::string file_;
+  FileBytes file_;
   std::vector<Run> runs_;
   std::vector<DeferredNode> nodes_;
 };
@@ -75,7 +77,7 @@ class DeferredNodes {
 // bytes are not in the plain shape this reads: one graph field, its node
 // records together, every other node with an op_type) returns nullopt and
 // leaves *file as it was.
-std::optional<std::string> DeferPlainNodes(std::string* file, uint64_t min_bytes, DeferredNodes* out);
+std::optional<std::string> DeferPlainNodes(FileBytes* file, uint64_t min_bytes, DeferredNodes* out);
 
 // The run a placeholder node stands for, or -1 for any other node.
 long DeferredRunOf(const onnx::NodeProto& node);

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "model/deferred_nodes.h"
+#include "model/file_bytes.h"
 #include "model/model_structure.h"
 #include "model/node_split_parse.h"
 #include "model/tensor_size.h"
@@ -24,7 +25,7 @@ namespace remap {
 
 namespace {
 
-bool ParseBytes(const std::string& bytes, onnx::ModelProto* model) {
+bool ParseBytes(std::string_view bytes, onnx::ModelProto* model) {
   // Each subgraph level is three messages (attribute, graph, node) and a graph's
   // types nest a few more: room for kMaxSubgraphDepth, while the parser's own
   // recursion stays shallow. Deeper models fail here and are measured below.
@@ -83,7 +84,7 @@ std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
 
 
 // Parses `bytes` into *model, without the structure check.
-Status ParseInto(const std::string& bytes, const std::string& name, onnx::ModelProto* model) {
+Status ParseInto(std::string_view bytes, const std::string& name, onnx::ModelProto* model) {
   if (bytes.empty()) return Status(ErrorCode::kNotOnnx, fmt::format("{}: empty file, not an ONNX model", name));
   if (ParseBytes(bytes, model)) return Status::Ok();
   const int depth = SerializedSubgraphDepth(bytes, 1 << 30);
@@ -97,7 +98,7 @@ Status ParseInto(const std::string& bytes, const std::string& name, onnx::ModelP
 // index without the file's copy in memory beside it (the peak of a load).
 // With `defer`, plain nodes may stay bytes (deferred_nodes.h); anything that
 // goes wrong so then loads the model whole, which words the errors.
-Expected<onnx::ModelProto> ParseFileBytes(std::string bytes, const std::string& name, GraphIndex* main_index,
+Expected<onnx::ModelProto> ParseFileBytes(FileBytes bytes, const std::string& name, GraphIndex* main_index,
                                           const DeferOptions& defer = {}) {
   if (defer.nodes) {
     std::optional<std::string> reduced = DeferPlainNodes(&bytes, defer.min_bytes, defer.nodes);
@@ -110,9 +111,9 @@ Expected<onnx::ModelProto> ParseFileBytes(std::string bytes, const std::string& 
     }
   }
   onnx::ModelProto model;
-  Status parsed = ParseInto(bytes, name, &model);
+  Status parsed = ParseInto(bytes.view(), name, &model);
   if (!parsed.ok()) return parsed;
-  std::string().swap(bytes);
+  bytes.Release();
   Status checked = CheckParsed(model, name, main_index);
   if (!checked.ok()) return checked;
   return model;
@@ -142,18 +143,28 @@ Expected<onnx::ModelProto> LoadModel(const std::string& path, GraphIndex* main_i
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-    return ParseFileBytes(buffer.str(), path, main_index, defer);
+    return ParseFileBytes(FileBytes(buffer.str()), path, main_index, defer);
   }
-  // One read into a string of the file's size: no stream buffer to grow and copy out of.
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: {}", path, ec.message()));
   if (size > static_cast<uintmax_t>(INT32_MAX))
     return Status(ErrorCode::kInvalidModel,
                   fmt::format("{}: {} bytes is over protobuf's 2 GiB limit; save the weights as external data", path, size));
+  // Mapped: no copy of the file to zero and fill (file_bytes.h).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    struct stat st;
+    std::optional<FileBytes> mapped;
+    if (::fstat(fd, &st) == 0 && static_cast<uintmax_t>(st.st_size) == size)
+      mapped = FileBytes::Map(fd, static_cast<size_t>(size), path);
+    ::close(fd);
+    if (mapped) return ParseFileBytes(std::move(*mapped), path, main_index, defer);
+  }
+  // One read into a string of the file's size: no stream buffer to grow and copy out of.
   std::string bytes(static_cast<size_t>(size), '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
     return Status(ErrorCode::kInputUnreadable, fmt::format("{}: read failed", path));
-  return ParseFileBytes(std::move(bytes), path, main_index, defer);
+  return ParseFileBytes(FileBytes(std::move(bytes)), path, main_index, defer);
 }
 
 Expected<SplicedModel> LoadModelSpliced(const std::string& path, uint64_t min_bytes, GraphIndex* main_index,

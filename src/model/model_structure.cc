@@ -287,7 +287,7 @@ Kind ChildKind(Kind parent, uint64_t field) {
   }
 }
 
-bool ReadVarint(const std::string& b, size_t* pos, size_t end, uint64_t* v) {
+bool ReadVarint(std::string_view b, size_t* pos, size_t end, uint64_t* v) {
   *v = 0;
   for (int shift = 0; shift < 64 && *pos < end; shift += 7) {
     const uint8_t byte = static_cast<uint8_t>(b[(*pos)++]);
@@ -299,7 +299,7 @@ bool ReadVarint(const std::string& b, size_t* pos, size_t end, uint64_t* v) {
 
 }  // namespace
 
-int SerializedSubgraphDepth(const std::string& bytes, int stop_at) {
+int SerializedSubgraphDepth(std::string_view bytes, int stop_at) {
   struct Open {
     Kind kind;
     size_t end;

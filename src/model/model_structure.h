@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <onnx/onnx_pb.h>
 
@@ -35,6 +36,6 @@ Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index
 // How deep subgraphs nest in a serialized ModelProto (0: none), read from the
 // wire format without recursion, so it also measures models protobuf refuses
 // to parse. Stops early at `stop_at`. Malformed bytes count as far as they read.
-int SerializedSubgraphDepth(const std::string& bytes, int stop_at);
+int SerializedSubgraphDepth(std::string_view bytes, int stop_at);
 
 }  // namespace remap

@@ -26,7 +26,7 @@ struct NodeRun {
   std::vector<size_t> cuts;
 };
 
-bool FindNodeRun(const std::string& bytes, size_t step, NodeRun* run) {
+bool FindNodeRun(std::string_view bytes, size_t step, NodeRun* run) {
   const char* data = bytes.data();
   if (!FindModelGraph(bytes, &run->graph)) return false;
   bool in_run = false;
@@ -62,7 +62,7 @@ bool ParseMessageBytes(const char* data, size_t size, int recursion_limit, googl
   return message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
-bool ParseSplittingNodes(const std::string& bytes, int recursion_limit, const NodeSplitOptions& options,
+bool ParseSplittingNodes(std::string_view bytes, int recursion_limit, const NodeSplitOptions& options,
                          onnx::ModelProto* model) {
   const int threads = options.threads > 0 ? options.threads : CoreCount();
   if (threads < 2 || bytes.size() < options.min_node_bytes || bytes.size() > static_cast<size_t>(INT32_MAX))

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include <google/protobuf/message_lite.h>
 #include <onnx/onnx_pb.h>
@@ -36,7 +37,7 @@ struct NodeSplitOptions {
 // apply (small, one core, a second graph field, node records not in one run,
 // malformed bytes): the caller parses the bytes whole, which then gives the
 // usual result or error.
-bool ParseSplittingNodes(const std::string& bytes, int recursion_limit, const NodeSplitOptions& options,
+bool ParseSplittingNodes(std::string_view bytes, int recursion_limit, const NodeSplitOptions& options,
                          onnx::ModelProto* model);
 
 }  // namespace remap

@@ -126,7 +126,7 @@ bool ReadWireField(WireSource* source, size_t begin, size_t end, WireField* fiel
   return true;
 }
 
-bool FindModelGraph(const std::string& bytes, WireField* graph) {
+bool FindModelGraph(std::string_view bytes, WireField* graph) {
   bool found = false;
   for (size_t pos = 0; pos < bytes.size();) {
     WireField f;

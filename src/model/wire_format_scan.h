@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace remap {
@@ -145,6 +146,6 @@ bool ReadWireField(WireSource* source, size_t begin, size_t end, WireField* fiel
 // The serialized model's one graph field (ModelProto.graph). False when it
 // has none, more than one (protobuf would merge them: not the plain shape),
 // or the bytes are malformed.
-bool FindModelGraph(const std::string& bytes, WireField* graph);
+bool FindModelGraph(std::string_view bytes, WireField* graph);
 
 }  // namespace remap

@@ -64,7 +64,7 @@ TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferre
   onnx::ModelProto model = ModelFromText(kModel);
   model.mutable_graph()->mutable_node(0)->set_name("relu");
   const std::string original = Serialized(model);
-  std::string file = original;
+  FileBytes file(original);
   DeferredNodes deferred;
   std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
   REQUIRE(reduced);
@@ -92,12 +92,12 @@ TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferre
   std::string written = Serialized(parsed);
   REQUIRE(ExpandDeferredRuns(deferred, &written));
   CHECK(written == original);
-  CHECK(deferred.TakeFile() == original);
+  CHECK(deferred.TakeFile().view() == original);
 }
 
 TEST_CASE("the saver writes a deferred model from its parts, as ExpandDeferredRuns assembles it", "[deferred]") {
   const std::string original = Serialized(ModelFromText(kModel));
-  std::string file = original;
+  FileBytes file(original);
   DeferredNodes deferred;
   std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
   REQUIRE(reduced);
@@ -129,33 +129,33 @@ TEST_CASE("the saver writes a deferred model from its parts, as ExpandDeferredRu
 TEST_CASE("nothing deferred leaves the file where it was", "[deferred]") {
   const std::string original = Serialized(ModelFromText(kModel));
   DeferredNodes deferred;
-  std::string file = original;
+  FileBytes file(original);
   SECTION("fewer bytes than asked") { CHECK_FALSE(DeferPlainNodes(&file, 1 << 20, &deferred)); }
   SECTION("a node of the file has no op_type: a placeholder must not be mistaken for it") {
     onnx::ModelProto model = ModelFromText(kModel);
     model.mutable_graph()->mutable_node(2)->clear_op_type();
-    file = Serialized(model);
-    const std::string before = file;
+    const std::string before = Serialized(model);
+    file = FileBytes(before);
     CHECK_FALSE(DeferPlainNodes(&file, 1, &deferred));
-    CHECK(file == before);
+    CHECK(file.view() == before);
     return;
   }
   SECTION("no plain node") {
-    file = Serialized(ModelFromText(R"(
+    const std::string before = Serialized(ModelFromText(R"(
       < ir_version: 8, opset_import: ["" : 13] >
       g (float[2] x) => (float[2] y) { y = Add(x, x) }
     )"));
-    const std::string before = file;
+    file = FileBytes(before);
     CHECK_FALSE(DeferPlainNodes(&file, 1, &deferred));
-    CHECK(file == before);
+    CHECK(file.view() == before);
     return;
   }
-  CHECK(file == original);
+  CHECK(file.view() == original);
   CHECK(deferred.run_count() == 0);
 }
 
 TEST_CASE("writing back refuses placeholders that are not the runs'", "[deferred]") {
-  std::string file = Serialized(ModelFromText(kModel));
+  FileBytes file(Serialized(ModelFromText(kModel)));
   DeferredNodes deferred;
   std::optional<std::string> reduced = DeferPlainNodes(&file, 1, &deferred);
   REQUIRE(reduced);
