@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "model/external_data_check.h"
 #include "model/graph_index.h"
 #include "model/model_loader.h"
+#include "pipeline/pending_validation.h"
 #include "saver/external_data.h"
 #include "saver/model_saver.h"
 #include "saver/model_validator.h"
@@ -113,17 +115,23 @@ struct SaveFailure {
 
 // The last stage of a rewrite: external data placed (copied, linked, moved
 // to or from a data file) and the model written, or nothing left behind.
+// With `pending`, the rewrite's check still runs: a plain save writes
+// meanwhile and asks for its verdict before the file replaces anything;
+// anything else (editing the model, writing a data file) waits for it first.
 SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, const std::string& output,
                         const std::string& in_dir, const SplicedSource* spliced_source, const DeferredNodes* deferred,
                         const PipelineOptions& options, uint64_t* spliced_bytes,
-                        const std::function<void()>& serialized) {
+                        const std::function<void()>& serialized, PendingValidation* pending) {
   auto fail = [](PipelineStage stage, Status status) { return SaveFailure{stage, std::move(status)}; };
+  auto verdict = [pending]() -> Status { return pending ? pending->Wait() : Status::Ok(); };
+  if (spliced_source && !verdict().ok()) return fail(PipelineStage::kValidate, verdict());
   // The marks come off before anything copies or checks external data files.
   std::vector<SplicedInitializer> spliced;
   if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
   const std::string out_dir = fs::absolute(output).parent_path().string();
   // One walk over the model's tensors finds its data files for every check and the copy below.
   std::vector<std::string> data_files = ExternalDataFiles(*model);
+  if (!data_files.empty() && !verdict().ok()) return fail(PipelineStage::kValidate, verdict());
   Status clash = OutputIsDataFile(data_files, in_dir, out_dir, output);
   if (!clash.ok()) return fail(PipelineStage::kCopyData, clash);
   if (options.weights == WeightStorage::kEmbedded) {
@@ -139,6 +147,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   save.serialized = serialized;
   save.durability = options.durability;
   save.deferred = deferred;
+  save.before_commit = verdict;
   if (options.weights == WeightStorage::kAsIs) save.byte_size = model->ByteSizeLong();
   const bool externalize = options.weights == WeightStorage::kExternal ||
                            (save.byte_size && *save.byte_size + spliced_size > kProtobufLimit);
@@ -148,6 +157,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
     return fail(PipelineStage::kSave,
                 Status(ErrorCode::kOutputFailed,
                        fmt::format("{}: the result would pass 2 GiB; rerun with --save-external-data; nothing written", output)));
+  if (externalize && !verdict().ok()) return fail(PipelineStage::kValidate, verdict());
   std::string data_name;
   if (externalize) {
     data_name = options.external_file.empty() ? fs::path(output).filename().string() + ".data" : options.external_file;
@@ -296,26 +306,45 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   r.outcome = left ? ModelOutcome::kUnmappedLeft : ModelOutcome::kClean;
 
   const bool validate = options.mode == PipelineMode::kCheck || (options.mode == PipelineMode::kRewrite && !options.dry_run);
+  const bool full = options.full_validation || options.mode == PipelineMode::kCheck || options.keep_inferred_types ||
+                    r.report.opset_after != r.report.opset_before;
+  // ONNX's checker cannot read placeholders; `defer` rules out every reason for a full pass above.
+  if (validate && full && deferred.run_count() > 0)
+    return run.Fail(PipelineStage::kValidate,
+                    Status(ErrorCode::kValidationFailed, fmt::format("{}: nodes left as bytes cannot be validated in full", source.path)));
+  auto validation_failed = [&](const Status& valid) {
+    const char* tail = options.mode == PipelineMode::kRewrite ? "; nothing written" : "";
+    return run.Fail(PipelineStage::kValidate,
+                    Status(valid.code(), fmt::format("{}: {}{}", source.path, valid.message(), tail)));
+  };
+  const bool save = options.mode == PipelineMode::kRewrite && !options.dry_run;
+  // The added nodes are checked while the output is written (pending_validation.h).
+  std::vector<std::string> check_notes;
+  std::optional<PendingValidation> pending;
   if (validate) {
-    const bool full = options.full_validation || options.mode == PipelineMode::kCheck || options.keep_inferred_types ||
-                      r.report.opset_after != r.report.opset_before;
-    // ONNX's checker cannot read placeholders; `defer` rules out every reason for a full pass above.
-    if (full && deferred.run_count() > 0)
-      return run.Fail(PipelineStage::kValidate,
-                      Status(ErrorCode::kValidationFailed, fmt::format("{}: nodes left as bytes cannot be validated in full", source.path)));
-    Status valid = full ? InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes)
-                        : CheckAddedNodes(*model, added, &r.report.notes);
-    if (!valid.ok()) {
-      const char* tail = options.mode == PipelineMode::kRewrite ? "; nothing written" : "";
-      return run.Fail(PipelineStage::kValidate,
-                      Status(valid.code(), fmt::format("{}: {}{}", source.path, valid.message(), tail)));
+    if (save && !full) {
+      pending.emplace([&] { return CheckAddedNodes(*model, added, &check_notes); });
+    } else {
+      Status valid = full ? InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes)
+                          : CheckAddedNodes(*model, added, &r.report.notes);
+      if (!valid.ok()) return validation_failed(valid);
     }
   }
-  if (options.mode == PipelineMode::kRewrite && !options.dry_run) {
+  if (save) {
     std::function<void()> serialized;
-    if (!options.keep_model) serialized = [&] { background.Free(&*model); };
+    if (!options.keep_model) serialized = [&] {
+      if (pending) pending->Wait();  // it reads the model
+      background.Free(&*model);
+    };
     SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(),
-                                      deferred.run_count() > 0 ? &deferred : nullptr, options, &r.spliced_bytes, serialized);
+                                      deferred.run_count() > 0 ? &deferred : nullptr, options, &r.spliced_bytes, serialized,
+                                      pending ? &*pending : nullptr);
+    if (pending) {
+      // The check's verdict comes first, as when it ran before the save.
+      const Status valid = pending->Wait();
+      r.report.notes.insert(r.report.notes.end(), check_notes.begin(), check_notes.end());
+      if (!valid.ok()) return validation_failed(valid);
+    }
     if (!failure.status.ok()) return run.Fail(failure.stage, failure.status);
     r.written = true;
   }

@@ -109,12 +109,17 @@ class PendingFile {
     return "cannot create a file in " + dir.string();
   }
 
-  // Syncs the content (as `durability` asks) and renames it over `path_`;
-  // "" or what failed.
-  std::string Commit(mode_t mode, Durability durability) {
-    const bool sync = durability == Durability::kSynced;
+  // Gives the content its mode and syncs it (as `durability` asks); "" or
+  // what failed.
+  std::string Finish(mode_t mode, Durability durability) {
     if (::fchmod(fd_, mode) != 0) return "chmod failed";
-    if (sync && ::fsync(fd_) != 0) return "fsync failed";
+    if (durability == Durability::kSynced && ::fsync(fd_) != 0) return "fsync failed";
+    return "";
+  }
+
+  // Renames the finished content over `path_`; "" or what failed.
+  std::string Commit(Durability durability) {
+    const bool sync = durability == Durability::kSynced;
     if (temp_name_.empty()) {
       const std::string proc = fmt::format("/proc/self/fd/{}", fd_);
       for (int attempt = 0; attempt < 16 && temp_name_.empty(); ++attempt) {
@@ -154,7 +159,7 @@ class PendingFile {
 // Writes `path` from `fill(fd)` ("" or the name of the failing call) via a
 // PendingFile in the same folder.
 template <typename Fill>
-Status ReplaceAtomically(const std::string& path, Fill fill, Durability durability) {
+Status ReplaceAtomically(const std::string& path, Fill fill, Durability durability, const CommitGate& gate = {}) {
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
@@ -174,7 +179,12 @@ Status ReplaceAtomically(const std::string& path, Fill fill, Durability durabili
   PendingFile file(path);
   std::string failed = file.Open(dir, target.filename().string());
   if (failed.empty()) failed = fill(file.fd());
-  if (failed.empty()) failed = file.Commit(mode, durability);
+  if (failed.empty()) failed = file.Finish(mode, durability);
+  if (failed.empty() && gate) {
+    Status verdict = gate();
+    if (!verdict.ok()) return verdict;  // ~PendingFile removes the temp file
+  }
+  if (failed.empty()) failed = file.Commit(durability);
   if (failed.empty()) return Status::Ok();
   std::string message = fmt::format("{}: {}: {}", path, failed, std::strerror(errno));
   return Status(ErrorCode::kOutputFailed, message);  // ~PendingFile removes the temp file
@@ -243,8 +253,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes, Du
   return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); }, durability);
 }
 
-Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces, Durability durability) {
-  return ReplaceAtomically(path, [&](int fd) { return WritePieces(fd, pieces); }, durability);
+Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces, Durability durability,
+                           const CommitGate& gate) {
+  return ReplaceAtomically(path, [&](int fd) { return WritePieces(fd, pieces); }, durability, gate);
 }
 
 Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,

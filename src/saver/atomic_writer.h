@@ -26,13 +26,18 @@
 
 namespace remap {
 
+// Asked once the new content is written (and synced, as asked), before it
+// replaces the destination: a status other than ok discards the content and
+// is returned as it is. The pipeline checks the rewrite's nodes meanwhile.
+using CommitGate = std::function<Status()>;
+
 // An existing file keeps its permission bits; a new one gets 0644.
 Status WriteFileAtomically(const std::string& path, const std::string& bytes,
                            Durability durability = Durability::kSynced);
 
 // The same, for content in pieces, written in order.
 Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces,
-                           Durability durability = Durability::kSynced);
+                           Durability durability = Durability::kSynced, const CommitGate& gate = {});
 
 // Writes `path` from `fill(fd)`, which writes the content to the open temp
 // file and returns "" or the name of the call that failed (errno says why).

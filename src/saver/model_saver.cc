@@ -46,7 +46,7 @@ Status SaveModel(const onnx::ModelProto& model, const std::string& path, const S
     if (size > static_cast<size_t>(INT32_MAX)) return too_big;
   }
   if (options.serialized) options.serialized();
-  return WriteFileAtomically(path, pieces, options.durability);
+  return WriteFileAtomically(path, pieces, options.durability, options.before_commit);
 }
 
 }  // namespace remap

@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/status.h"
+#include "saver/atomic_writer.h"
 #include "saver/durability.h"
 
 namespace remap {
@@ -30,6 +31,9 @@ struct SaveOptions {
   // The model's nodes left as bytes (model/deferred_nodes.h), when it was
   // loaded so: each placeholder node is written as its run's bytes.
   const DeferredNodes* deferred = nullptr;
+  // Asked before the written file replaces `path` (atomic_writer.h): a
+  // status other than ok leaves nothing written and is returned.
+  CommitGate before_commit;
 };
 
 Status SaveModel(const onnx::ModelProto& model, const std::string& path, const SaveOptions& options = {});

@@ -210,6 +210,39 @@ TEST_CASE("an atomic write of pieces writes them in order, past one writev's wor
   fs::remove_all(root);
 }
 
+TEST_CASE("an atomic write asks its gate after the content is written, and a refusal replaces nothing", "[saver]") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "onnx_remap_atomic_gate";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string path = (root / "f.bin").string();
+  REQUIRE(WriteFileAtomically(path, "old").ok());
+  const std::vector<std::string_view> pieces{"ne", "w"};
+  int asked = 0;
+  const Status refused = WriteFileAtomically(path, pieces, Durability::kSynced, [&] {
+    ++asked;
+    // Asked with the content written in full, before it is anywhere a reader sees it.
+    size_t temp_files = 0;
+    for (const auto& e : fs::directory_iterator(root)) temp_files += e.path().filename() != "f.bin";
+    CHECK(temp_files == 0);
+    return Status(ErrorCode::kValidationFailed, "no");
+  });
+  CHECK(asked == 1);
+  CHECK(refused.code() == ErrorCode::kValidationFailed);
+  CHECK(refused.message() == "no");
+  auto content = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  CHECK(content() == "old");
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(root)) entries += e.is_regular_file() ? 1 : 100;
+  CHECK(entries == 1);
+  REQUIRE(WriteFileAtomically(path, pieces, Durability::kSynced, [&] { return Status::Ok(); }).ok());
+  CHECK(content() == "new");
+  fs::remove_all(root);
+}
+
 TEST_CASE("copied external data is listed, folders first, so it can be undone", "[saver]") {
   namespace fs = std::filesystem;
   auto model = testing::ModelWithExternalWeight("data/deep/w.bin");
