@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -89,27 +90,18 @@ std::optional<FileBytes> FileBytes::Map(int fd, size_t size, const std::string& 
 }
 
 FileBytes::FileBytes(FileBytes&& other) noexcept
-    : mapped_(other.mapped_),
-      mapped_size_(other.mapped_size_),
-      registry_slot_(other.registry_slot_),
-      owned_(std::move(other.owned_)) {
-  other.mapped_ = nullptr;
-  other.mapped_size_ = 0;
-  other.registry_slot_ = -1;
-  other.owned_.clear();
-}
+    : mapped_(std::exchange(other.mapped_, nullptr)),
+      mapped_size_(std::exchange(other.mapped_size_, 0)),
+      registry_slot_(std::exchange(other.registry_slot_, -1)),
+      owned_(std::exchange(other.owned_, std::string())) {}
 
 FileBytes& FileBytes::operator=(FileBytes&& other) noexcept {
   if (this == &other) return *this;
   Release();
-  mapped_ = other.mapped_;
-  mapped_size_ = other.mapped_size_;
-  registry_slot_ = other.registry_slot_;
-  owned_ = std::move(other.owned_);
-  other.mapped_ = nullptr;
-  other.mapped_size_ = 0;
-  other.registry_slot_ = -1;
-  other.owned_.clear();
+  mapped_ = std::exchange(other.mapped_, nullptr);
+  mapped_size_ = std::exchange(other.mapped_size_, 0);
+  registry_slot_ = std::exchange(other.registry_slot_, -1);
+  owned_ = std::exchange(other.owned_, std::string());
   return *this;
 }
 
