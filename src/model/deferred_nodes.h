@@ -34,9 +34,15 @@ struct DeferredNode {
   std::string_view input;
   std::string_view output;
   // The main graph's index entry of `input` (a GraphIndex::Entry, which
-  // never moves), set when the structure check builds the index: the type
-  // oracle walks a chain of such nodes without a lookup per node.
+  // never moves), set when the structure check builds the index.
   mutable void* input_entry = nullptr;
+  // The first node of the chain of such nodes that ends at this one (this
+  // node itself when its input comes from anywhere else, or has a type the
+  // model records), set with input_entry. Each node of a chain gives its
+  // output its input's type, so the type oracle types this node's output
+  // from the head's input at once, not by walking the chain back a node
+  // (a cache miss in a million-name table) at a time.
+  mutable const DeferredNode* chain_head = nullptr;
 };
 
 class DeferredNodes {

@@ -102,9 +102,12 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
 bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
   if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
   GraphIndex::Entry& e = index_.Slot(node.input);
-  if (e.producer().kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
+  const Producer p = e.producer();
+  if (p.kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
   ++e.uses;
   node.input_entry = &e;
+  // The chain goes on through a value whose type the model does not record.
+  node.chain_head = p.kind == Producer::Kind::kDeferred && !e.type_proto ? p.deferred->chain_head : &node;
   return true;
 }
 

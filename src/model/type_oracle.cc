@@ -237,9 +237,12 @@ void TypeOracle::Resolve(const Producer& start, GraphIndex::Entry* state) {
       walk = Walking();
       top.expanded = true;
       if (const DeferredNode* d = top.deferred) {
-        GraphIndex::Entry* e = d->input_entry ? static_cast<GraphIndex::Entry*>(d->input_entry) : index_->Find(d->input);
+        // Its output has the type of the value its chain starts from (deferred_nodes.h).
+        const DeferredNode* head = d->chain_head ? d->chain_head : d;
+        GraphIndex::Entry* e =
+            head->input_entry ? static_cast<GraphIndex::Entry*>(head->input_entry) : index_->Find(head->input);
         top.input = e;
-        push_producer(e, d->input);  // `top` may move from here on
+        push_producer(e, head->input);  // `top` may move from here on
         continue;
       }
       const onnx::NodeProto* n = top.node;

@@ -204,6 +204,58 @@ TEST_CASE("a load with nodes left as bytes indexes and types them", "[deferred]"
   CHECK(index.TypeOf("d").elem_type == 0);  // the custom op's output is not known
 }
 
+// x -> Relu -> Sigmoid -> Relu ... -> y, all left as bytes; `recorded_at`:
+// the node whose output the model records in value_info, with a dim_param
+// where x has 2, so the type can tell where it came from.
+onnx::ModelProto LongChain(int nodes, int recorded_at) {
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 13] >
+    g (float[2, 3] x) => (float[2, 3] y) { y = Identity(x) }
+  )");
+  onnx::GraphProto* g = model.mutable_graph();
+  g->clear_node();
+  std::string prev = "x";
+  for (int k = 0; k < nodes; ++k) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(k % 2 ? "Sigmoid" : "Relu");
+    n->set_name("n" + std::to_string(k));
+    n->add_input(prev);
+    prev = k + 1 == nodes ? "y" : "v" + std::to_string(k);
+    n->add_output(prev);
+  }
+  onnx::ValueInfoProto* vi = g->add_value_info();
+  vi->set_name("v" + std::to_string(recorded_at));
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->mutable_shape()->add_dim()->set_dim_param("batch");
+  t->mutable_shape()->add_dim()->set_dim_value(3);
+  return model;
+}
+
+TEST_CASE("the type oracle types the end of a chain left as bytes from where the chain starts", "[deferred]") {
+  // Types pass unchanged along such a chain: the answer comes from the value
+  // the model records (v9), not from x, and without typing the nodes between.
+  TempFile file(Serialized(LongChain(40, 9)));
+  DeferredNodes deferred;
+  GraphIndex index;
+  auto model = LoadModel(file.path, &index, DeferOptions{&deferred, 1});
+  REQUIRE(model);
+  REQUIRE(deferred.node_count() == 40);
+  TypeOracle oracle(&index, {{"", 13}});
+  index.AttachTypeOracle(&oracle);
+  const onnx::TypeProto* y = oracle.TypeProtoOf("v30");
+  REQUIRE(y);
+  REQUIRE(y->tensor_type().shape().dim_size() == 2);
+  CHECK(y->tensor_type().shape().dim(0).dim_param() == "batch");
+  CHECK(oracle.nodes_typed() == 1);
+  CHECK(oracle.KnownTypeProto("v20") == nullptr);  // nothing between was typed
+  // Before the recorded value, the chain starts at x.
+  const onnx::TypeProto* v5 = oracle.TypeProtoOf("v5");
+  REQUIRE(v5);
+  CHECK(v5->tensor_type().shape().dim(0).dim_value() == 2);
+  CHECK(oracle.nodes_typed() == 2);
+}
+
 TEST_CASE("a fault among nodes left as bytes is reported as a whole load reports it", "[deferred]") {
   onnx::ModelProto broken = ModelFromText(kModel);
   broken.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");  // the Sigmoid
