@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <string_view>
+
 #include "match/constant_reader.h"
 #include "match/tensor_value.h"
 #include "model/deferred_nodes.h"
@@ -103,6 +105,7 @@ bool BindTensorList(const std::string& name, const GraphIndex& index, BoundArgum
 bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Signature& signature,
                    const GraphIndex& index, Binding* out, std::string* why) {
   out->args_.clear();
+  out->args_.reserve(signature.args.size());
   std::vector<bool> attribute_used(static_cast<size_t>(node.attribute_size()), false);
   if (form.kind == NodeForm::Kind::kAtenFallback) {
     for (int k = 0; k < node.attribute_size(); ++k) {
@@ -110,8 +113,9 @@ bool BindArguments(const onnx::NodeProto& node, const NodeForm& form, const Sign
       if (n == "operator" || n == "overload_name") attribute_used[static_cast<size_t>(k)] = true;
     }
   }
-  std::vector<std::string> missing;
-  std::vector<std::string> needed;  // arguments expected from inputs, in order
+  // Argument names, for the error message only (the signature outlives it).
+  std::vector<std::string_view> missing;
+  std::vector<std::string_view> needed;  // arguments expected from inputs, in order
   int next_input = 0;
   for (const Argument& arg : signature.args) {
     BoundArgument b;

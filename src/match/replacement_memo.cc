@@ -1,5 +1,6 @@
 #include "match/replacement_memo.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -11,13 +12,45 @@ namespace {
 
 constexpr int kMaxInputs = 64;  // the key's input bit sets
 
+// A key's bytes, gathered on the stack and copied out once: a key is a few
+// dozen small fields, and a string append per field (a call with its own
+// capacity check each) was a third of a key's cost.
+class KeyBytes {
+ public:
+  explicit KeyBytes(std::string* out) : out_(out) {}
+  KeyBytes(const KeyBytes&) = delete;
+  KeyBytes& operator=(const KeyBytes&) = delete;
+
+  void Append(const void* data, size_t n) {
+    if (used_ + n > sizeof buffer_) {
+      Spill();
+      out_->append(static_cast<const char*>(data), n);
+      return;
+    }
+    std::memcpy(buffer_ + used_, data, n);
+    used_ += n;
+  }
+  // The string holds what was written, and only that.
+  void Finish() { Spill(); }
+
+ private:
+  // A long key (a string argument, a recorded type's bytes) goes on in the string.
+  void Spill() {
+    out_->append(buffer_, used_);
+    used_ = 0;
+  }
+  std::string* out_;
+  char buffer_[256];
+  size_t used_ = 0;
+};
+
 template <typename T>
-void Put(std::string* key, const T& v) {
-  key->append(reinterpret_cast<const char*>(&v), sizeof v);
+void Put(KeyBytes* key, const T& v) {
+  key->Append(&v, sizeof v);
 }
-void PutString(std::string* key, const std::string& s) {
+void PutString(KeyBytes* key, const std::string& s) {
   Put<uint64_t>(key, s.size());
-  key->append(s);
+  key->Append(s.data(), s.size());
 }
 
 int InputPosition(const onnx::NodeProto& node, const std::string& name) {
@@ -36,7 +69,7 @@ int32_t FirstOf(const Names& names, int j) {
   return j;
 }
 
-bool PutValue(std::string* key, const Value& v, const onnx::NodeProto& node, TypeOracle* oracle, uint64_t* typed) {
+bool PutValue(KeyBytes* key, const Value& v, const onnx::NodeProto& node, TypeOracle* oracle, uint64_t* typed) {
   Put<uint8_t>(key, static_cast<uint8_t>(v.kind));
   Put<int32_t>(key, v.tensor_elem_type);
   switch (v.kind) {
@@ -90,32 +123,33 @@ std::optional<ReplacementMemo::Key> ReplacementMemo::KeyOf(const onnx::NodeProto
                                                            TypeOracle* oracle) {
   if (!oracle || !rule.producers.empty() || node.input_size() > kMaxInputs) return std::nullopt;
   Key key;
-  key.bytes.reserve(128);
-  Put(&key.bytes, &rule);
-  Put<int32_t>(&key.bytes, node.input_size());
+  KeyBytes bytes(&key.bytes);
+  Put(&bytes, &rule);
+  Put<int32_t>(&bytes, node.input_size());
   for (int j = 0; j < node.input_size(); ++j) {
     if (node.input(j).empty()) {
-      Put<int32_t>(&key.bytes, -1);
+      Put<int32_t>(&bytes, -1);
       continue;
     }
-    Put<int32_t>(&key.bytes, FirstOf(node.input(), j));
+    Put<int32_t>(&bytes, FirstOf(node.input(), j));
     const Producer p = index.ProducerOf(node.input(j));
     if (p.kind == Producer::Kind::kInitializer || (p.kind == Producer::Kind::kNode && p.node && IsConstantProducer(*p.node)))
       key.constant_inputs |= uint64_t{1} << j;
   }
-  Put(&key.bytes, key.constant_inputs);
-  Put<int32_t>(&key.bytes, node.output_size());
+  Put(&bytes, key.constant_inputs);
+  Put<int32_t>(&bytes, node.output_size());
   for (int j = 0; j < node.output_size(); ++j)
-    Put<int32_t>(&key.bytes, node.output(j).empty() ? -1 : FirstOf(node.output(), j));
+    Put<int32_t>(&bytes, node.output(j).empty() ? -1 : FirstOf(node.output(), j));
   for (const BoundArgument& b : binding.args()) {
-    Put(&key.bytes, b.arg);
-    if (!PutValue(&key.bytes, b.value, node, oracle, &key.typed_inputs)) return std::nullopt;
+    Put(&bytes, b.arg);
+    if (!PutValue(&bytes, b.value, node, oracle, &key.typed_inputs)) return std::nullopt;
     int32_t at = -1;
     if (!b.input.empty() && (at = InputPosition(node, b.input)) < 0) return std::nullopt;
-    Put(&key.bytes, at);
-    PutString(&key.bytes, b.not_constant);
+    Put(&bytes, at);
+    PutString(&bytes, b.not_constant);
   }
-  Put(&key.bytes, key.typed_inputs);
+  Put(&bytes, key.typed_inputs);
+  bytes.Finish();
   return key;
 }
 

@@ -256,10 +256,20 @@ int GraphIndex::Uses(std::string_view value) const {
   return e ? e->uses : 0;
 }
 
+// A name once taken stays taken, so the first free base_N is the same
+// whichever N the search starts from: next_suffix_ only saves trying again
+// the ones found taken. A base taken once (the second Cast of a
+// replacement) is answered by base_1 without an entry there.
 template <typename Claim>
 std::string GraphIndex::Fresh(const std::string& base, Claim claim) {
   if (claim(base)) return base;
-  int& suffix = next_suffix_[base];
+  auto known = next_suffix_.find(base);
+  if (known == next_suffix_.end()) {
+    std::string first = base + "_1";
+    if (claim(first)) return first;
+    known = next_suffix_.emplace(base, 1).first;
+  }
+  int& suffix = known->second;
   while (true) {
     std::string name = fmt::format("{}_{}", base, ++suffix);
     if (claim(name)) return name;
@@ -268,9 +278,9 @@ std::string GraphIndex::Fresh(const std::string& base, Claim claim) {
 
 std::string GraphIndex::FreshValueName(const std::string& base) {
   return Fresh(base, [this](const std::string& name) {
-    if (t_->values.Find(name)) return false;
-    Slot(name);
-    return true;
+    const size_t before = t_->values.size();
+    Slot(name);  // takes the name when it is free: one lookup
+    return t_->values.size() != before;
   });
 }
 

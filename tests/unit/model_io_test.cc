@@ -135,6 +135,14 @@ TEST_CASE("the index sees producers and uses at every depth", "[index]") {
   CHECK(index.FreshValueName("k") == "k_2");
   CHECK(index.FreshValueName("new") == "new");
   CHECK(index.FreshNodeName("k") == "k");
+  // A taken base_1 is passed over, the first time as the next.
+  CHECK(index.FreshValueName("a") == "a_1");
+  CHECK(index.FreshValueName("x_1") == "x_1");
+  CHECK(index.FreshValueName("x") == "x_2");
+  CHECK(index.FreshValueName("x") == "x_3");
+  CHECK(index.FreshNodeName("n") == "n");
+  CHECK(index.FreshNodeName("n") == "n_1");
+  CHECK(index.FreshNodeName("n") == "n_2");
 }
 
 TEST_CASE("external data files follow the model to another folder", "[saver]") {

@@ -156,5 +156,51 @@ rule {
   CHECK(key->constant_inputs == 0);
 }
 
+TEST_CASE("a key holds every byte of a long argument", "[memo]") {
+  // Longer than the buffer a key is gathered in on the stack.
+  RuleSet rules = testing::RulesFromText(R"rule(
+rule {
+  id: "named"
+  match { domain: "custom" op_type: "named" }
+  signature: "custom::named(Tensor x, str mode) -> Tensor"
+  alternative { min_opset: 13 replace: "out = Identity(x)" }
+}
+)rule");
+  const std::string long_mode(600, 'm');
+  std::string other_mode = long_mode;
+  other_mode.back() = 'n';
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "custom" : 1] >
+    g (float[2] x) => (float[2] p, float[2] q, float[2] r) {
+      p = custom.named<mode = "a">(x)
+      q = custom.named<mode = "a">(x)
+      r = custom.named<mode = "a">(x)
+    }
+  )");
+  model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_s(long_mode);
+  model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_s(long_mode);
+  model.mutable_graph()->mutable_node(2)->mutable_attribute(0)->set_s(other_mode);
+  GraphIndex index = GraphIndex::ForGraph(model.graph());
+  TypeOracle oracle(&index, {{"", 17}, {"custom", 1}});
+  index.AttachTypeOracle(&oracle);
+  ClassifyContext classify;
+  const Rule& rule = *rules.Find("named");
+  auto key_of = [&](int node) {
+    const onnx::NodeProto& n = model.graph().node(node);
+    Binding binding;
+    std::string why;
+    REQUIRE(BindArguments(n, ClassifyNode(n, classify), rule.signature, index, &binding, &why));
+    auto key = ReplacementMemo::KeyOf(n, rule, binding, index, &oracle);
+    REQUIRE(key);
+    return key->bytes;
+  };
+  const std::string p = key_of(0);
+  CHECK(p.size() > long_mode.size());
+  CHECK(p.find(long_mode) != std::string::npos);
+  CHECK(key_of(1) == p);
+  CHECK(key_of(2) != p);
+  CHECK(key_of(2).size() == p.size());
+}
+
 }  // namespace
 }  // namespace remap
