@@ -72,7 +72,7 @@ bool MainGraphIndexBuilder::UseInputs(const onnx::NodeProto& node, std::string_v
   if (!names_.joinable() && !node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
-    GraphIndex::Entry& e = index_.Slot(in);
+    GraphIndex::Entry& e = SlotOf(in);
     if (e.producer().kind == Producer::Kind::kUnknown && !Sparse(in)) {
       *undefined = in;
       return false;
@@ -92,6 +92,7 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
       return false;
     }
     e.set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
+    DefinedLast(out, &e);
   }
   ForEachSubgraph(node, [&](const onnx::GraphProto&) {
     if (with_subgraphs_.empty() || with_subgraphs_.back() != &node) with_subgraphs_.push_back(&node);
@@ -101,7 +102,7 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
 
 bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
   if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
-  GraphIndex::Entry& e = index_.Slot(node.input);
+  GraphIndex::Entry& e = SlotOf(node.input);
   const Producer p = e.producer();
   if (p.kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
   ++e.uses;
@@ -118,6 +119,7 @@ bool MainGraphIndexBuilder::DefineOutput(const DeferredNode& node) {
   p.kind = Producer::Kind::kDeferred;
   p.deferred = &node;
   e.set_producer(p);
+  DefinedLast(node.output, &e);
   return true;
 }
 

@@ -193,7 +193,20 @@ class MainGraphIndexBuilder {
     if (names_.joinable()) names_.join();
   }
 
+  // The entry of `value`, made when it is new: the last output defined
+  // when it is that (a node reads its predecessor's output far more often
+  // than anything else, and then needs no lookup), else the table's.
+  GraphIndex::Entry& SlotOf(std::string_view value) {
+    return last_entry_ && value == last_output_ ? *last_entry_ : index_.Slot(value);
+  }
+  void DefinedLast(std::string_view value, GraphIndex::Entry* entry) {
+    last_output_ = value;
+    last_entry_ = entry;
+  }
+
   GraphIndex index_;
+  std::string_view last_output_;
+  GraphIndex::Entry* last_entry_ = nullptr;  // entries never move (name_table.h)
   std::thread names_;  // hashing the main graph's node names, when they go apart
   std::unordered_set<std::string_view> sparse_;  // sparse initializer names; usually none
   std::vector<const onnx::NodeProto*> with_subgraphs_;
