@@ -99,7 +99,7 @@ long PlaceholderRun(std::string_view node) {
 FileBytes DeferredNodes::TakeFile() {
   // Their memory too: DeferPlainNodes reserves room for every node record.
   std::vector<Run>().swap(runs_);
-  std::vector<DeferredNode>().swap(nodes_);
+  NodeArray().swap(nodes_);
   return std::move(file_);
 }
 
