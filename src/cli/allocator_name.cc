@@ -22,9 +22,7 @@ std::string AllocatorName() {
   std::free(raw);
   if (serves) {
     const int v = mi_version();  // 209 for 2.0.9
-    // main() turns huge pages on unless MIMALLOC_LARGE_OS_PAGES says otherwise.
-    const char* pages = mi_option_is_enabled(mi_option_large_os_pages) ? " with huge pages" : "";
-    return fmt::format("mimalloc {}.{}.{}{}", v / 100, v / 10 % 10, v % 10, pages);
+    return fmt::format("mimalloc {}.{}.{}", v / 100, v / 10 % 10, v % 10);
   }
   return "not the linked mimalloc (another malloc was preloaded)";
 #else

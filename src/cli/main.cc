@@ -1,12 +1,8 @@
 // onnx-remap: the command line over the remap library. It parses options,
 // calls the library, renders what it reports and picks the exit code.
 #include <csignal>
-#include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
-#endif
-#if defined(ONNX_REMAP_WITH_MIMALLOC)
-#include <mimalloc.h>
 #endif
 
 #include <fmt/core.h>
@@ -31,13 +27,6 @@ int main(int argc, char** argv) {
   // more to consolidate than they save (docs/performance.md: about 0.9x the
   // CPU on a 1M-node rewrite, 0.8x on 200k nodes).
   mallopt(M_MXFAST, 0);
-#endif
-#if defined(ONNX_REMAP_WITH_MIMALLOC)
-  // mimalloc's memory in transparent huge pages: a large model's parse,
-  // rewrite and output fault in hundreds of megabytes of small messages and
-  // strings, a page fault per 4 KiB otherwise (docs/performance.md, "Huge
-  // pages for the allocator"). MIMALLOC_LARGE_OS_PAGES, when set, decides.
-  if (!std::getenv("MIMALLOC_LARGE_OS_PAGES")) mi_option_enable(mi_option_large_os_pages);
 #endif
   CommandLine cl;
   BuildCommandLine(&cl);
