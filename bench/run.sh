@@ -91,6 +91,10 @@ run() {
   local name=$1 model=$2 out=$3
   shift 3
   rm -rf "$out" && mkdir -p "$out"
+  # Untimed: what earlier runs wrote unsynced (--no-fsync, the floor, cp,
+  # Python) goes to disk now, not in the background of this run; written
+  # back while a run was timed, it cost that run up to 0.8 s of system time.
+  sync
   local TIMEFORMAT='%3R %3U %3S'
   { time /usr/bin/time -f '%M' -o "$WORK/rss.txt" "$@" >"$WORK/cmd.log" 2>&1; } 2>"$WORK/time.txt"
   local rc=$?
