@@ -41,8 +41,8 @@ struct DeferredNode {
   // node itself when its input comes from anywhere else, or has a type the
   // model records), set with input_entry. Each node of a chain gives its
   // output its input's type, so the type oracle types this node's output
-  // from the head's input at once, not by walking the chain back a node
-  // (a cache miss in a million-name table) at a time.
+  // from the head's input at once, not by walking the chain back and typing
+  // every node on the way.
   mutable const DeferredNode* chain_head = nullptr;
 };
 
