@@ -1,6 +1,7 @@
 // Replayed replacements (match/replacement_memo.h): a rewrite that copies the
 // replacement of a node matched alike writes what a rewrite that makes every
 // replacement afresh writes, names, types and outcome records included.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,32 @@ TEST_CASE("a rewrite with replayed replacements writes what one without them wri
   CHECK(Rewrite(loaded.rules, 1).bytes == fresh.bytes);
 }
 
+// Memo keys of a model's nodes (opset 17, domain "custom"), bound as
+// MatchNode binds them before it asks for a key.
+class NodeKeys {
+ public:
+  explicit NodeKeys(const onnx::ModelProto& model)
+      : model_(model), index_(GraphIndex::ForGraph(model.graph())), oracle_(&index_, {{"", 17}, {"custom", 1}}) {
+    index_.AttachTypeOracle(&oracle_);
+  }
+  NodeKeys(const NodeKeys&) = delete;
+  NodeKeys& operator=(const NodeKeys&) = delete;
+
+  std::optional<ReplacementMemo::Key> Of(int node, const Rule& rule) {
+    const onnx::NodeProto& n = model_.graph().node(node);
+    Binding binding;
+    std::string why;
+    REQUIRE(BindArguments(n, ClassifyNode(n, classify_), rule.signature, index_, &binding, &why));
+    return ReplacementMemo::KeyOf(n, rule, binding, index_, &oracle_);
+  }
+
+ private:
+  const onnx::ModelProto& model_;
+  GraphIndex index_;
+  TypeOracle oracle_;
+  ClassifyContext classify_;
+};
+
 TEST_CASE("a match is remembered only when a replay can redo it", "[memo]") {
   RuleSet rules = testing::RulesFromText(R"rule(
 rule {
@@ -135,18 +162,8 @@ rule {
       q = custom.two(x, y)
     }
   )");
-  GraphIndex index = GraphIndex::ForGraph(model.graph());
-  TypeOracle oracle(&index, {{"", 17}, {"custom", 1}});
-  index.AttachTypeOracle(&oracle);
-  ClassifyContext classify;
-  auto key_of = [&](int node, const char* rule_id) {
-    const onnx::NodeProto& n = model.graph().node(node);
-    const Rule& rule = *rules.Find(rule_id);
-    Binding binding;
-    std::string why;
-    REQUIRE(BindArguments(n, ClassifyNode(n, classify), rule.signature, index, &binding, &why));
-    return ReplacementMemo::KeyOf(n, rule, binding, index, &oracle);
-  };
+  NodeKeys keys(model);
+  auto key_of = [&](int node, const char* rule_id) { return keys.Of(node, *rules.Find(rule_id)); };
   // The list's tensors are the SequenceConstruct's inputs, not the node's: no key.
   CHECK_FALSE(key_of(1, "pair"));
   // Plain tensor inputs: a key, with both inputs' types in it.
@@ -180,17 +197,9 @@ rule {
   model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_s(long_mode);
   model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_s(long_mode);
   model.mutable_graph()->mutable_node(2)->mutable_attribute(0)->set_s(other_mode);
-  GraphIndex index = GraphIndex::ForGraph(model.graph());
-  TypeOracle oracle(&index, {{"", 17}, {"custom", 1}});
-  index.AttachTypeOracle(&oracle);
-  ClassifyContext classify;
-  const Rule& rule = *rules.Find("named");
+  NodeKeys keys(model);
   auto key_of = [&](int node) {
-    const onnx::NodeProto& n = model.graph().node(node);
-    Binding binding;
-    std::string why;
-    REQUIRE(BindArguments(n, ClassifyNode(n, classify), rule.signature, index, &binding, &why));
-    auto key = ReplacementMemo::KeyOf(n, rule, binding, index, &oracle);
+    auto key = keys.Of(node, *rules.Find("named"));
     REQUIRE(key);
     return key->bytes;
   };
