@@ -13,6 +13,7 @@
 #include "model/type_oracle.h"
 #include "rules/rule_set.h"
 #include "saver/model_saver.h"
+#include "temp_paths.h"
 #include "test_models.h"
 
 namespace remap {
@@ -48,17 +49,6 @@ std::vector<std::string> OpsOf(const DeferredNodes& d, size_t run) {
   for (const DeferredNode* n = d.begin(run); n != d.end(run); ++n) ops.emplace_back(n->op_type);
   return ops;
 }
-
-struct TempFile {
-  explicit TempFile(const std::string& bytes)
-      : path((std::filesystem::temp_directory_path() /
-              ("onnx-remap-deferred-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".onnx"))
-                 .string()) {
-    std::ofstream(path, std::ios::binary) << bytes;
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-  std::string path;
-};
 
 TEST_CASE("plain one-input nodes stay bytes, one placeholder per run", "[deferred]") {
   onnx::ModelProto model = ModelFromText(kModel);
@@ -112,7 +102,7 @@ TEST_CASE("the saver writes a deferred model from its parts, as ExpandDeferredRu
   for (std::string_view piece : pieces) joined.append(piece.data(), piece.size());
   CHECK(joined == original);
 
-  TempFile out("");
+  testing::TempFile out("onnx-remap-deferred", "");
   SaveOptions options;
   options.deferred = &deferred;
   REQUIRE(SaveModel(parsed, out.path, options).ok());
@@ -180,7 +170,7 @@ TEST_CASE("writing back refuses placeholders that are not the runs'", "[deferred
 
 
 TEST_CASE("a load with nodes left as bytes indexes and types them", "[deferred]") {
-  TempFile file(Serialized(ModelFromText(kModel)));
+  testing::TempFile file("onnx-remap-deferred", Serialized(ModelFromText(kModel)));
   DeferredNodes deferred;
   GraphIndex index;
   auto model = LoadModel(file.path, &index, DeferOptions{&deferred, 1});
@@ -235,7 +225,7 @@ onnx::ModelProto LongChain(int nodes, int recorded_at) {
 TEST_CASE("the type oracle types the end of a chain left as bytes from where the chain starts", "[deferred]") {
   // Types pass unchanged along such a chain: the answer comes from the value
   // the model records (v9), not from x, and without typing the nodes between.
-  TempFile file(Serialized(LongChain(40, 9)));
+  testing::TempFile file("onnx-remap-deferred", Serialized(LongChain(40, 9)));
   DeferredNodes deferred;
   GraphIndex index;
   auto model = LoadModel(file.path, &index, DeferOptions{&deferred, 1});
@@ -259,7 +249,7 @@ TEST_CASE("the type oracle types the end of a chain left as bytes from where the
 TEST_CASE("a fault among nodes left as bytes is reported as a whole load reports it", "[deferred]") {
   onnx::ModelProto broken = ModelFromText(kModel);
   broken.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");  // the Sigmoid
-  TempFile file(Serialized(broken));
+  testing::TempFile file("onnx-remap-deferred", Serialized(broken));
   DeferredNodes deferred;
   auto with = LoadModel(file.path, nullptr, DeferOptions{&deferred, 1});
   auto without = LoadModel(file.path);

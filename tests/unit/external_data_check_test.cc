@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/external_data_check.h"
+#include "temp_paths.h"
 #include "test_models.h"
 
 namespace remap {
@@ -30,24 +31,17 @@ onnx::TensorProto* AddExternal(onnx::ModelProto* model, const std::string& name,
   return t;
 }
 
-struct Folder {
-  Folder() : path(fs::temp_directory_path() / "onnx_remap_external_data_check") {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~Folder() { fs::remove_all(path); }
-  void File(const std::string& name, size_t bytes) const {
-    std::ofstream(path / name, std::ios::binary) << std::string(bytes, '\0');
-  }
-  fs::path path;
-};
+// Writes a file of `bytes` zeros into `dir`.
+void File(const fs::path& dir, const std::string& name, size_t bytes) {
+  std::ofstream(dir / name, std::ios::binary) << std::string(bytes, '\0');
+}
 
 // Each data file is resolved and measured once for all its tensors: what was
 // found for one file must not stand for another.
 TEST_CASE("each tensor is held to its own data file", "[external]") {
-  Folder dir;
-  dir.File("a.bin", 64);   // 16 floats
-  dir.File("b.bin", 256);  // 64 floats
+  testing::TempFolder dir("onnx_remap_external_data_check");
+  File(dir.path, "a.bin", 64);   // 16 floats
+  File(dir.path, "b.bin", 256);  // 64 floats
   auto model = testing::ModelFromText(R"(< ir_version: 8, opset_import: ["" : 13] > g (float[2] x) => (float[2] y) { y = Relu(x) })");
   for (int k = 0; k < 4; ++k) AddExternal(&model, "a" + std::to_string(k), "a.bin", 16 * k, 4);
   for (int k = 0; k < 4; ++k) AddExternal(&model, "b" + std::to_string(k), "b.bin", 64 * k, 16);

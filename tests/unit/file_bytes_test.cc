@@ -12,21 +12,10 @@
 #include <string>
 
 #include "model/file_bytes.h"
+#include "temp_paths.h"
 
 namespace remap {
 namespace {
-
-struct TempFile {
-  explicit TempFile(const std::string& bytes)
-      : path((std::filesystem::temp_directory_path() /
-              ("onnx-remap-file-bytes-" + std::to_string(::getpid()) + "-" +
-               std::to_string(reinterpret_cast<uintptr_t>(this)) + ".onnx"))
-                 .string()) {
-    std::ofstream(path, std::ios::binary) << bytes;
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-  std::string path;
-};
 
 std::optional<FileBytes> MapPath(const std::string& path, size_t size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -39,7 +28,7 @@ std::optional<FileBytes> MapPath(const std::string& path, size_t size) {
 TEST_CASE("a regular file is mapped and reads as its bytes", "[file-bytes]") {
   std::string content(3 * 4096 + 17, '\0');
   for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7);
-  TempFile file(content);
+  testing::TempFile file("onnx-remap-file-bytes", content);
   std::optional<FileBytes> mapped = MapPath(file.path, content.size());
   REQUIRE(mapped);
   CHECK(mapped->mapped());
@@ -59,7 +48,7 @@ TEST_CASE("a regular file is mapped and reads as its bytes", "[file-bytes]") {
 }
 
 TEST_CASE("an empty file is not mapped, and a string holds bytes too", "[file-bytes]") {
-  TempFile file("");
+  testing::TempFile file("onnx-remap-file-bytes", "");
   CHECK_FALSE(MapPath(file.path, 0));
   FileBytes held(std::string("abc"));
   CHECK_FALSE(held.mapped());
@@ -69,7 +58,7 @@ TEST_CASE("an empty file is not mapped, and a string holds bytes too", "[file-by
 }
 
 TEST_CASE("a mapped file that shrinks is named in one line, with the exit code given", "[file-bytes]") {
-  TempFile file(std::string(4 * 4096, 'x'));
+  testing::TempFile file("onnx-remap-file-bytes", std::string(4 * 4096, 'x'));
   int err[2];
   REQUIRE(::pipe(err) == 0);
   const pid_t child = ::fork();

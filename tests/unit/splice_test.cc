@@ -12,6 +12,7 @@
 #include "model/wire_format_scan.h"
 #include "pipeline/pipeline.h"
 #include "saver/model_saver.h"
+#include "temp_paths.h"
 #include "test_models.h"
 
 using namespace remap;
@@ -85,21 +86,10 @@ ModelResult Rewrite(const fs::path& in, const fs::path& out, uint64_t splice_min
   return RunPipeline(ModelSource{in.string(), std::nullopt, ""}, out.string(), LeakyRelu(), options);
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("onnx_remap_splice_" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("a spliced save writes the bytes the plain save writes", "[splice][pipeline]") {
-  TempDir dir;
+  testing::TempFolder dir("onnx_remap_splice");
   onnx::ModelProto model = Fixture();
   std::string bytes;
   REQUIRE(model.SerializeToString(&bytes));
@@ -142,7 +132,7 @@ TEST_CASE("a spliced save writes the bytes the plain save writes", "[splice][pip
 }
 
 TEST_CASE("no splice for bytes in memory, dry runs or a kept model", "[splice][pipeline]") {
-  TempDir dir;
+  testing::TempFolder dir("onnx_remap_splice");
   std::string bytes;
   REQUIRE(Fixture().SerializeToString(&bytes));
   WriteBytes(dir.path / "in.onnx", bytes);
@@ -219,7 +209,7 @@ TEST_CASE("a field is read alike with one-byte varints (inline) or longer ones",
 }
 
 TEST_CASE("the wire scan reads a file by windows as it reads bytes in memory", "[splice][loader]") {
-  TempDir dir;
+  testing::TempFolder dir("onnx_remap_splice");
   std::string bytes;
   REQUIRE(Fixture().SerializeToString(&bytes));
   const fs::path path = dir.path / "m.onnx";
@@ -251,7 +241,7 @@ TEST_CASE("the wire scan reads a file by windows as it reads bytes in memory", "
 }
 
 TEST_CASE("bad models keep their messages on the spliced load", "[splice][loader]") {
-  TempDir dir;
+  testing::TempFolder dir("onnx_remap_splice");
   onnx::ModelProto model = Fixture();
   std::string bytes;
   REQUIRE(model.SerializeToString(&bytes));
