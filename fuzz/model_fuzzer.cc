@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
 
 #include "pipeline/pipeline.h"
 #include "rules/rule_set.h"
@@ -27,13 +28,20 @@ const remap::RuleSet& BuiltinRules() {
 
 // An empty folder of its own as the model's folder: external data a fuzzed
 // model names resolves there (and is missing), never in the working directory.
+// Removed when the fuzzer exits (libFuzzer ends a timed run with exit()).
 const std::string& EmptyModelDir() {
-  static const std::string dir = [] {
-    std::string templ = (std::filesystem::temp_directory_path() / "onnx-remap-fuzz-XXXXXX").string();
-    if (!mkdtemp(templ.data())) std::abort();
-    return templ;
-  }();
-  return dir;
+  struct Folder {
+    std::string path = (std::filesystem::temp_directory_path() / "onnx-remap-fuzz-XXXXXX").string();
+    Folder() {
+      if (!mkdtemp(path.data())) std::abort();
+    }
+    ~Folder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Folder dir;
+  return dir.path;
 }
 
 void Run(const std::string& bytes, std::optional<int> target_opset) {
