@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "cli/allocator_name.h"
+#include "cli/allocator.h"
 #include "cli/generated_docs.h"
 #include "core/version.h"
 

@@ -117,4 +117,15 @@ expect "--config: list and flag options (docs/cli.md's example)" 0 "argwhere_op1
 expect "--version names ONNX, protobuf and the allocator in use ($ALLOCATOR)" 0 \
   "^onnx-remap [0-9.]+ \(ONNX 1\.[0-9.]+, protobuf [0-9.]+\); allocator: $ALLOCATOR( [0-9.]+)?$" -- --version
 
+# mimalloc's settings (src/cli/allocator.cc). With MIMALLOC_VERBOSE it prints
+# its options when it starts, before main: they show the tool's values only
+# if the tool set them before that. A user's variable wins over each.
+if [[ $ALLOCATOR == mimalloc ]]; then
+  mi_options() { env MIMALLOC_VERBOSE=1 "$@" "$BIN" --version 2>&1 | grep -Eo "option '(large_os_pages|eager_commit_delay)': [0-9]+" | tr '\n' ' '; }
+  check "mimalloc: huge pages and eager commit, set before it starts" \
+    test "$(mi_options)" = "option 'large_os_pages': 1 option 'eager_commit_delay': 0 "
+  check "mimalloc: MIMALLOC_LARGE_OS_PAGES and MIMALLOC_EAGER_COMMIT_DELAY decide when set" \
+    test "$(mi_options MIMALLOC_LARGE_OS_PAGES=0 MIMALLOC_EAGER_COMMIT_DELAY=1)" = "option 'large_os_pages': 0 option 'eager_commit_delay': 1 "
+fi
+
 finish

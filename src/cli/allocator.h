@@ -1,4 +1,5 @@
-// Which allocator serves this process's malloc, for --version and bug reports.
+// The executable's allocator: its name for --version and bug reports. (Its
+// settings are made in allocator.cc before the process allocates.)
 #pragma once
 
 #include <string>
