@@ -35,11 +35,11 @@ void ConfigureAllocator(int, char**, char** envp) {
   if (!InEnvironment(envp, "MIMALLOC_EAGER_COMMIT_DELAY")) mi_option_set(mi_option_eager_commit_delay, 0);
 }
 
-// mimalloc settles its options when it makes its first segment, which the
-// libraries' constructors already ask for (libstdc++'s exception pool,
-// protobuf's descriptors): set in main, the options miss that segment and
-// the 4 KiB pages it hands back and faults in again. An executable's
-// .preinit_array runs before any library's constructor.
+// mimalloc makes its first segment when a library's constructor first
+// allocates (libstdc++'s, for its emergency exception pool): set in main,
+// the options miss that segment, which stays in 4 KiB pages that mimalloc
+// hands back and faults in again. An executable's .preinit_array runs
+// before any library's constructor.
 [[gnu::used, gnu::section(".preinit_array")]] void (*configure_allocator)(int, char**, char**) = ConfigureAllocator;
 
 }  // namespace
