@@ -15,6 +15,8 @@ namespace remap::cli {
 #ifdef ONNX_REMAP_WITH_MIMALLOC
 namespace {
 
+// Reads the envp that .preinit_array functions are passed: getenv returns
+// null there, because libc has not set environ yet.
 bool InEnvironment(char** envp, std::string_view name) {
   for (char** e = envp; e && *e; ++e) {
     std::string_view entry(*e);
