@@ -16,8 +16,6 @@ int KnownDefaultOpset() {
   return it == map.end() ? 0 : it->second.second;
 }
 
-void FillSchemaRegistry() { (void)onnx::OpSchemaRegistry::Schema("Relu", 14, ""); }
-
 bool WithinKnownRange(const onnx::ModelProto& model) {
   return model.ir_version() <= KnownIrVersion() && DefaultOpset(model.opset_import()) <= KnownDefaultOpset();
 }

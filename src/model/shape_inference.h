@@ -11,9 +11,6 @@ namespace remap {
 // Newest IR version and default opset the linked ONNX library knows.
 int KnownIrVersion();
 int KnownDefaultOpset();
-// ONNX's schema registry fills itself with every operator on first use (a
-// one-time cost of tens of milliseconds); this makes that use now.
-void FillSchemaRegistry();
 bool WithinKnownRange(const onnx::ModelProto& model);
 
 // Infers shapes into `model`. Returns false with `note` set when it was

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "core/parallel_for.h"
-#include "model/shape_inference.h"
 #include "saver/atomic_writer.h"
 
 namespace remap {
@@ -118,8 +117,8 @@ BatchResult RunBatch(const BatchPlan& plan, const RuleSet& rules, const BatchOpt
                      const BatchProgress& progress) {
   BatchResult result;
   result.models.resize(plan.models.size());
-  // ONNX's schema registry fills itself on first use; do that before threads share it.
-  FillSchemaRegistry();
+  // No fill of ONNX's schema registry first: the first model to ask fills
+  // it while the others parse (see model/schema_registry.h).
 
   std::mutex report_mutex;
   size_t done = 0;
