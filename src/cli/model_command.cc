@@ -121,6 +121,9 @@ class Command {
       return Fail(Status(ErrorCode::kUsage, fmt::format("--shard {}: expected I/N with 0 <= I < N", args_.shard)));
     auto plan = PlanBatch(args_.inputs, options);
     if (!plan) return Fail(plan.status());
+    // One model, and the process ends once it is written: its messages are
+    // left to the exit rather than freed.
+    options.pipeline.free_model = plan->models.size() != 1;
     std::error_code ec;
     batch_ = args_.inputs.size() > 1 || fs::is_directory(args_.inputs[0], ec);
 

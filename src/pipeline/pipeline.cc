@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -189,29 +190,47 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   return {};
 }
 
-// Frees a model on another thread while this one writes its bytes: freeing
-// the messages of a million-node graph takes about as long as writing and
-// syncing its file. Joins that thread when it goes.
-class BackgroundFree {
+// Models left to the process's exit (PipelineOptions::free_model): held, so
+// that leak checkers count them reachable.
+void LeaveToExit(std::unique_ptr<onnx::ModelProto> model) {
+  static std::mutex mutex;
+  static auto* held = new std::vector<std::unique_ptr<onnx::ModelProto>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  held->push_back(std::move(model));
+}
+
+// Where a model's messages go once it is written: freed on another thread
+// while this one writes its bytes (freeing the messages of a million-node
+// graph takes about as long as writing and syncing its file), or left to the
+// process's exit. Joins that thread when it goes.
+class ModelRelease {
  public:
-  BackgroundFree() = default;
-  BackgroundFree(const BackgroundFree&) = delete;
-  BackgroundFree& operator=(const BackgroundFree&) = delete;
-  ~BackgroundFree() {
+  explicit ModelRelease(bool free) : free_(free) {}
+  ModelRelease(const ModelRelease&) = delete;
+  ModelRelease& operator=(const ModelRelease&) = delete;
+  ~ModelRelease() {
     if (thread_.joinable()) thread_.join();
   }
 
   // Takes the model's content (*model is left empty).
-  void Free(onnx::ModelProto* model) {
+  void Release(onnx::ModelProto* model) {
+    released_ = true;
     auto owned = std::make_unique<onnx::ModelProto>(std::move(*model));
+    if (!free_) {
+      LeaveToExit(std::move(owned));
+      return;
+    }
     try {
       thread_ = std::thread([owned = std::move(owned)]() mutable { owned.reset(); });
     } catch (const std::system_error&) {
       // No thread to spare: the lambda that holds the model frees it here.
     }
   }
+  bool released() const { return released_; }
 
  private:
+  const bool free_;
+  bool released_ = false;
   std::thread thread_;
 };
 
@@ -247,7 +266,7 @@ class Run {
 
 ModelResult RunPipeline(const ModelSource& source, const std::string& output, const RuleSet& rules,
                         const PipelineOptions& options) {
-  BackgroundFree background;  // joined last, after the model's (emptied) storage goes
+  ModelRelease release(options.free_model);  // joined last, after the model's (emptied) storage goes
   Run run(source, output, options);
   const Target* target = rules.FindTarget(options.target);
   if (!target)
@@ -334,7 +353,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     std::function<void()> serialized;
     if (!options.keep_model) serialized = [&] {
       if (pending) pending->Wait();  // it reads the model
-      background.Free(&*model);
+      release.Release(&*model);
     };
     SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(),
                                       deferred.run_count() > 0 ? &deferred : nullptr, options, &r.spliced_bytes, serialized,
@@ -348,7 +367,10 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
     if (!failure.status.ok()) return run.Fail(failure.stage, failure.status);
     r.written = true;
   }
-  if (options.keep_model) r.model = std::move(*model);
+  if (options.keep_model)
+    r.model = std::move(*model);
+  else if (!release.released())
+    release.Release(&*model);
   return run.Finish();
 }
 

@@ -390,3 +390,32 @@ TEST_CASE("added nodes of one form pass together, a node that differs in what th
   }
   CHECK(CheckAddedNodes(model, added, &notes).ok());
 }
+
+TEST_CASE("a model left to the process's exit is written as one freed, in every mode") {
+  const fs::path dir = FreshDir("pipeline-free-model");
+  for (const char* name : {"asinh_op13", "logit_op13"}) {
+    const ModelSource source{kFixtures + name + "/model.onnx", std::nullopt, ""};
+    PipelineOptions options;
+    const std::string freed = (dir / (std::string(name) + "-freed.onnx")).string();
+    ModelResult a = RunPipeline(source, freed, BuiltinRules(), options);
+    options.free_model = false;
+    const std::string left = (dir / (std::string(name) + "-left.onnx")).string();
+    ModelResult b = RunPipeline(source, left, BuiltinRules(), options);
+    CHECK(a.outcome == ModelOutcome::kClean);
+    CHECK(b.outcome == ModelOutcome::kClean);
+    CHECK(b.written);
+    CHECK(ReadFile(left) == ReadFile(freed));
+    CHECK(b.report.rewritten.size() == a.report.rewritten.size());
+    // Modes that write nothing leave the model too; kept, it is the caller's.
+    for (PipelineMode mode : {PipelineMode::kCheck, PipelineMode::kScan}) {
+      options.mode = mode;
+      ModelResult c = RunPipeline(source, "", BuiltinRules(), options);
+      CHECK(c.status.ok());
+      CHECK_FALSE(c.written);
+    }
+    options.keep_model = true;
+    ModelResult kept = RunPipeline(source, "", BuiltinRules(), options);
+    REQUIRE(kept.model.has_value());
+    CHECK(kept.model->graph().node_size() > 0);
+  }
+}
