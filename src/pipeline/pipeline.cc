@@ -369,7 +369,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   }
   if (options.keep_model)
     r.model = std::move(*model);
-  else if (!release.released())
+  else if (!options.free_model && !release.released())
     release.Release(&*model);
   return run.Finish();
 }
