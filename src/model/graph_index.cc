@@ -1,7 +1,5 @@
 #include "model/graph_index.h"
 
-#include <system_error>
-
 #include <fmt/format.h>
 
 #include "model/deferred_nodes.h"
@@ -46,21 +44,18 @@ MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph, cons
     // The names the walk would insert: those of parsed nodes (not of the
     // placeholders of runs left as bytes) and of nodes left as bytes. Only
     // this thread touches the set until JoinNames; the walk reads the same
-    // nodes and writes no field this reads.
-    try {
-      names_ = std::thread([&graph, deferred, set = &index_.t_->node_name_hashes] {
-        for (const auto& node : graph.node()) {
-          if (!node.name().empty() && !(deferred && DeferredRunOf(node) >= 0)) set->Insert(NameHash(node.name()));
+    // nodes and writes no field this reads. With no thread to be had, the
+    // walk inserts the names itself.
+    names_.TryRun([&graph, deferred, set = &index_.t_->node_name_hashes] {
+      for (const auto& node : graph.node()) {
+        if (!node.name().empty() && !(deferred && DeferredRunOf(node) >= 0)) set->Insert(NameHash(node.name()));
+      }
+      for (size_t run = 0; deferred && run < deferred->run_count(); ++run) {
+        for (const DeferredNode* n = deferred->begin(run); n != deferred->end(run); ++n) {
+          if (!n->name.empty()) set->Insert(NameHash(n->name));
         }
-        for (size_t run = 0; deferred && run < deferred->run_count(); ++run) {
-          for (const DeferredNode* n = deferred->begin(run); n != deferred->end(run); ++n) {
-            if (!n->name.empty()) set->Insert(NameHash(n->name));
-          }
-        }
-      });
-    } catch (const std::system_error&) {
-      // No thread to be had: the walk inserts the names itself.
-    }
+      }
+    });
   }
   index_.IndexGraphValues(graph);
   for (const auto& init : graph.sparse_initializer()) sparse_.insert(init.values().name());
@@ -69,7 +64,7 @@ MainGraphIndexBuilder::MainGraphIndexBuilder(const onnx::GraphProto& graph, cons
 MainGraphIndexBuilder::~MainGraphIndexBuilder() { JoinNames(); }
 
 bool MainGraphIndexBuilder::UseInputs(const onnx::NodeProto& node, std::string_view* undefined) {
-  if (!names_.joinable() && !node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
+  if (!names_.Running() && !node.name().empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name()));
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
     GraphIndex::Entry& e = SlotOf(in);
@@ -101,7 +96,7 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
 }
 
 bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
-  if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
+  if (!names_.Running() && !node.name.empty()) index_.t_->node_name_hashes.Insert(NameHash(node.name));
   GraphIndex::Entry& e = SlotOf(node.input);
   const Producer p = e.producer();
   if (p.kind == Producer::Kind::kUnknown && !Sparse(node.input)) return false;
@@ -129,12 +124,12 @@ bool MainGraphIndexBuilder::Defined(std::string_view value) const {
 }
 
 void MainGraphIndexBuilder::Prefetch(const DeferredNode& node) const {
-  if (!names_.joinable() && !node.name.empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name));
+  if (!names_.Running() && !node.name.empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name));
   index_.t_->values.Prefetch(node.output);
 }
 
 void MainGraphIndexBuilder::Prefetch(const onnx::NodeProto& node) const {
-  if (!names_.joinable() && !node.name().empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name()));
+  if (!names_.Running() && !node.name().empty()) index_.t_->node_name_hashes.Prefetch(NameHash(node.name()));
   for (const auto& out : node.output()) index_.t_->values.Prefetch(out);
 }
 

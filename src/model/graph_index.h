@@ -9,13 +9,13 @@
 #include <memory>
 #include <string_view>
 #include <string>
-#include <thread>
 #include <vector>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <onnx/onnx_pb.h>
 
+#include "core/background_task.h"
 #include "model/hash_set.h"
 #include "model/name_arena.h"
 #include "model/name_table.h"
@@ -189,9 +189,7 @@ class MainGraphIndexBuilder {
  private:
   bool Sparse(std::string_view value) const { return !sparse_.empty() && sparse_.count(value); }
 
-  void JoinNames() {
-    if (names_.joinable()) names_.join();
-  }
+  void JoinNames() { names_.Join(); }
 
   // The entry of `value`, made when it is new: the last output defined
   // when it is that (a node reads its predecessor's output far more often
@@ -207,7 +205,7 @@ class MainGraphIndexBuilder {
   GraphIndex index_;
   std::string_view last_output_;
   GraphIndex::Entry* last_entry_ = nullptr;  // entries never move (name_table.h)
-  std::thread names_;  // hashing the main graph's node names, when they go apart
+  BackgroundTask names_;  // hashing the main graph's node names, when they go apart
   std::unordered_set<std::string_view> sparse_;  // sparse initializer names; usually none
   std::vector<const onnx::NodeProto*> with_subgraphs_;
 };

@@ -1,7 +1,6 @@
 #include "model/schema_registry.h"
 
 #include <atomic>
-#include <system_error>
 
 #include <onnx/defs/schema.h>
 
@@ -14,16 +13,8 @@ std::atomic<bool> fill_started{false};
 void FillSchemaRegistry() { (void)onnx::OpSchemaRegistry::Schema("Relu", 14, ""); }
 
 SchemaRegistryFill::SchemaRegistryFill() {
-  try {
-    thread_ = std::thread(FillSchemaRegistry);
-    fill_started = true;
-  } catch (const std::system_error&) {
-    // No thread to spare: the first use fills it, as without this object.
-  }
-}
-
-SchemaRegistryFill::~SchemaRegistryFill() {
-  if (thread_.joinable()) thread_.join();
+  // No thread to spare: the first use fills it, as without this object.
+  if (fill_.TryRun(FillSchemaRegistry)) fill_started = true;
 }
 
 bool SchemaRegistryFill::Started() { return fill_started; }

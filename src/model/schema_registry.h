@@ -4,7 +4,7 @@
 // registry is a function-local static), so it may be filled on any thread.
 #pragma once
 
-#include <thread>
+#include "core/background_task.h"
 
 namespace remap {
 
@@ -18,7 +18,6 @@ void FillSchemaRegistry();
 class SchemaRegistryFill {
  public:
   SchemaRegistryFill();
-  ~SchemaRegistryFill();
   SchemaRegistryFill(const SchemaRegistryFill&) = delete;
   SchemaRegistryFill& operator=(const SchemaRegistryFill&) = delete;
 
@@ -27,7 +26,7 @@ class SchemaRegistryFill {
   static bool Started();
 
  private:
-  std::thread thread_;
+  BackgroundTask fill_;
 };
 
 }  // namespace remap

@@ -6,35 +6,28 @@
 #pragma once
 
 #include <functional>
-#include <system_error>
-#include <thread>
 
+#include "core/background_task.h"
 #include "core/status.h"
 
 namespace remap {
 
 class PendingValidation {
  public:
+  // With no thread to spare, the check runs here, first.
   explicit PendingValidation(std::function<Status()> check) {
-    try {
-      thread_ = std::thread([this, check] { status_ = check(); });
-    } catch (const std::system_error&) {
-      status_ = check();  // no thread to spare: checked here, first
-    }
+    task_.Run([this, check = std::move(check)] { status_ = check(); });
   }
-  PendingValidation(const PendingValidation&) = delete;
-  PendingValidation& operator=(const PendingValidation&) = delete;
-  ~PendingValidation() { Wait(); }
 
   // The verdict, once the check is done. Called from the thread that made it.
   const Status& Wait() {
-    if (thread_.joinable()) thread_.join();
+    task_.Join();
     return status_;
   }
 
  private:
   Status status_;
-  std::thread thread_;
+  BackgroundTask task_;  // after status_: joined before status_ goes
 };
 
 }  // namespace remap

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <optional>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/background_task.h"
 #include "engine/engine.h"
 #include "model/deferred_nodes.h"
 #include "model/external_data_check.h"
@@ -208,30 +208,24 @@ class ModelRelease {
   explicit ModelRelease(bool free) : free_(free) {}
   ModelRelease(const ModelRelease&) = delete;
   ModelRelease& operator=(const ModelRelease&) = delete;
-  ~ModelRelease() {
-    if (thread_.joinable()) thread_.join();
-  }
 
   // Takes the model's content (*model is left empty).
   void Release(onnx::ModelProto* model) {
     released_ = true;
-    auto owned = std::make_unique<onnx::ModelProto>(std::move(*model));
+    owned_ = std::make_unique<onnx::ModelProto>(std::move(*model));
     if (!free_) {
-      LeaveToExit(std::move(owned));
+      LeaveToExit(std::move(owned_));
       return;
     }
-    try {
-      thread_ = std::thread([owned = std::move(owned)]() mutable { owned.reset(); });
-    } catch (const std::system_error&) {
-      // No thread to spare: the lambda that holds the model frees it here.
-    }
+    free_task_.Run([this] { owned_.reset(); });  // no thread to spare: freed here
   }
   bool released() const { return released_; }
 
  private:
   const bool free_;
   bool released_ = false;
-  std::thread thread_;
+  std::unique_ptr<onnx::ModelProto> owned_;
+  BackgroundTask free_task_;  // after owned_: joined before owned_ goes
 };
 
 // One model's result as it is built, timed from construction.
