@@ -331,11 +331,11 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
                     Status(valid.code(), fmt::format("{}: {}{}", source.path, valid.message(), tail)));
   };
   const bool save = options.mode == PipelineMode::kRewrite && !options.dry_run;
-  // The added nodes are checked while the output is written (pending_validation.h).
+  // Many added nodes are checked while the output is written (pending_validation.h).
   std::vector<std::string> check_notes;
   std::optional<PendingValidation> pending;
   if (validate) {
-    if (save && !full) {
+    if (save && !full && added.size() >= options.check_apart_from) {
       pending.emplace([&] { return CheckAddedNodes(*model, added, &check_notes); });
     } else {
       Status valid = full ? InferAndCheck(&*model, in_dir, left, options.keep_inferred_types, &r.report.notes)

@@ -59,6 +59,11 @@ struct PipelineOptions {
   // the rewrite added (CheckAddedNodes). kCheck, keep_inferred_types and an
   // opset conversion (it touches every node) always validate in full.
   bool full_validation = false;
+  // kRewrite to a file, without full_validation: from how many added nodes
+  // their check runs on a thread of its own while the output is written
+  // (pipeline/pending_validation.h; 0: always). Below, it runs first, on
+  // this thread: a small check costs less than starting a thread for it.
+  uint64_t check_apart_from = 2048;
   // Keep the rewritten model in the result (a library caller that wants the
   // proto rather than, or besides, a file).
   bool keep_model = false;

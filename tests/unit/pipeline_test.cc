@@ -246,37 +246,43 @@ TEST_CASE("an added node that breaks its schema fails validation by default, not
   CHECK_FALSE(fs::exists(out));
 }
 
-TEST_CASE("the check that runs while the output is written: its failure leaves the old file and comes first") {
-  const fs::path dir = FreshDir("validate-overlap");
-  const RuleSet bad = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}, beta = 2.0>(self)");
-  onnx::ModelProto model = LeakyReluBesideBadRelu();
-  model.mutable_graph()->mutable_node()->RemoveLast();
-  model.mutable_graph()->mutable_output()->RemoveLast();
-  const std::string bytes = model.SerializeAsString();
-  const std::string out = (dir / "o.onnx").string();
-  std::ofstream(out) << "old";
-  ModelResult r = RunPipeline(ModelSource{"m.onnx", bytes, ""}, out, bad, PipelineOptions{});
-  CHECK(r.failed_at == PipelineStage::kValidate);
-  CHECK_FALSE(r.written);
-  std::ifstream in(out);
-  CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == "old");
-  std::vector<std::string> left;
-  for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
-  std::sort(left.begin(), left.end());
-  CHECK(left == std::vector<std::string>{"leaky_relu.textproto", "o.onnx"});  // no temp file either
+TEST_CASE("the check of added nodes, first or while the output is written: its failure leaves the old file and comes first") {
+  // One added node: checked first by default, while writing from 0 added nodes.
+  for (const uint64_t apart : {uint64_t{0}, PipelineOptions{}.check_apart_from}) {
+    INFO("check_apart_from " << apart);
+    PipelineOptions options;
+    options.check_apart_from = apart;
+    const fs::path dir = FreshDir("validate-overlap");
+    const RuleSet bad = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}, beta = 2.0>(self)");
+    onnx::ModelProto model = LeakyReluBesideBadRelu();
+    model.mutable_graph()->mutable_node()->RemoveLast();
+    model.mutable_graph()->mutable_output()->RemoveLast();
+    const std::string bytes = model.SerializeAsString();
+    const std::string out = (dir / "o.onnx").string();
+    std::ofstream(out) << "old";
+    ModelResult r = RunPipeline(ModelSource{"m.onnx", bytes, ""}, out, bad, options);
+    CHECK(r.failed_at == PipelineStage::kValidate);
+    CHECK_FALSE(r.written);
+    std::ifstream in(out);
+    CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == "old");
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    CHECK(left == std::vector<std::string>{"leaky_relu.textproto", "o.onnx"});  // no temp file either
 
-  // The save would fail too (no such folder): the check's failure is reported, as when it ran first.
-  ModelResult both = RunPipeline(ModelSource{"m.onnx", bytes, ""}, (dir / "none" / "o.onnx").string(), bad, PipelineOptions{});
-  CHECK(both.failed_at == PipelineStage::kValidate);
-  CHECK(both.status.message().find("beta") != std::string::npos);
+    // The save would fail too (no such folder): the check's failure is reported, as when it ran first.
+    ModelResult both = RunPipeline(ModelSource{"m.onnx", bytes, ""}, (dir / "none" / "o.onnx").string(), bad, options);
+    CHECK(both.failed_at == PipelineStage::kValidate);
+    CHECK(both.status.message().find("beta") != std::string::npos);
 
-  // A passing check: the save's own failure.
-  const RuleSet good = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}>(self)");
-  ModelResult save = RunPipeline(ModelSource{"m.onnx", bytes, ""}, (dir / "none" / "o.onnx").string(), good, PipelineOptions{});
-  CHECK(save.failed_at == PipelineStage::kSave);
-  ModelResult ok = RunPipeline(ModelSource{"m.onnx", bytes, ""}, out, good, PipelineOptions{});
-  CHECK(ok.written);
-  CHECK(ExitCodeFor(ok) == kExitOk);
+    // A passing check: the save's own failure.
+    const RuleSet good = RulesFrom(dir, "out = LeakyRelu<alpha = ${float(negative_slope)}>(self)");
+    ModelResult save = RunPipeline(ModelSource{"m.onnx", bytes, ""}, (dir / "none" / "o.onnx").string(), good, options);
+    CHECK(save.failed_at == PipelineStage::kSave);
+    ModelResult ok = RunPipeline(ModelSource{"m.onnx", bytes, ""}, out, good, options);
+    CHECK(ok.written);
+    CHECK(ExitCodeFor(ok) == kExitOk);
+  }
 }
 
 TEST_CASE("added nodes that write one name twice fail validation, whatever the opset") {
