@@ -56,6 +56,15 @@ TEST_CASE("a background task is joined when it goes, and joins its earlier work 
   CHECK(done == 11);
 }
 
+#if defined(__SANITIZE_ADDRESS__)  // GCC
+#define UNDER_ASAN 1
+#elif defined(__has_feature)  // Clang
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+#if !defined(UNDER_ASAN)
 // How much address space this process has mapped, in bytes.
 rlim_t MappedBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -63,13 +72,6 @@ rlim_t MappedBytes() {
   statm >> pages;
   return static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
 }
-
-#if defined(__SANITIZE_ADDRESS__)  // GCC
-#define UNDER_ASAN 1
-#elif defined(__has_feature)  // Clang
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
 #endif
 
 TEST_CASE("with no thread to be had, Run does the work here and TryRun leaves it undone", "[background-task]") {
