@@ -14,13 +14,35 @@ size_t ValuesDefinedIn(const onnx::GraphProto& g) {
   return values;
 }
 
+namespace {
+
+// What indexing a graph and every subgraph in it adds to the tables, at most:
+// reserved up front, the tables never regrow while the walk fills them (on
+// a model of many small subgraphs each regrowth rehashed every name so far).
+struct TreeCount {
+  size_t values = 0;
+  size_t nodes = 0;
+};
+
+void CountTree(const onnx::GraphProto& g, TreeCount* count) {
+  count->values += static_cast<size_t>(g.input_size()) + static_cast<size_t>(g.initializer_size());
+  count->nodes += static_cast<size_t>(g.node_size());
+  for (const auto& node : g.node()) {
+    count->values += static_cast<size_t>(node.output_size());
+    ForEachSubgraph(node, [count](const onnx::GraphProto& sub) { CountTree(sub, count); });
+  }
+}
+
+}  // namespace
+
 GraphIndex::GraphIndex() : t_(std::make_unique<Tables>()) {}
 
 GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   GraphIndex index;
-  // Subgraphs add their own values, growing the table.
-  index.t_->values.Reserve(ValuesDefinedIn(graph));
-  index.t_->node_name_hashes.Reserve(static_cast<size_t>(graph.node_size()));
+  TreeCount count;
+  CountTree(graph, &count);
+  index.t_->values.Reserve(count.values);
+  index.t_->node_name_hashes.Reserve(count.nodes);
   index.IndexGraph(graph);
   return index;
 }
@@ -135,6 +157,13 @@ void MainGraphIndexBuilder::Prefetch(const onnx::NodeProto& node) const {
 
 GraphIndex MainGraphIndexBuilder::Finish() && {
   JoinNames();  // subgraphs add their node names to the same set
+  if (!with_subgraphs_.empty()) {
+    TreeCount count;
+    for (const onnx::NodeProto* node : with_subgraphs_)
+      ForEachSubgraph(*node, [&count](const onnx::GraphProto& g) { CountTree(g, &count); });
+    index_.t_->values.Reserve(index_.t_->values.size() + count.values);
+    index_.t_->node_name_hashes.Reserve(index_.t_->node_name_hashes.size() + count.nodes);
+  }
   for (const onnx::NodeProto* node : with_subgraphs_) {
     ForEachSubgraph(*node, [this](const onnx::GraphProto& g) { index_.IndexGraph(g); });
   }
