@@ -62,6 +62,8 @@ bool SameTypeAsInput(std::string_view op) {
   return kOps.count(op) > 0;
 }
 
+bool SameTypeAsEqualInputs(std::string_view op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
+
 namespace {
 
 // A default-domain node of one named input and one named output of that
@@ -280,6 +282,37 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, const Entries& kn
   return true;
 }
 
+namespace {
+
+// The same tensor type, element type and every dim a static size.
+bool SameStaticTensorType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
+  if (!a.has_tensor_type() || !b.has_tensor_type()) return false;
+  const auto& ta = a.tensor_type();
+  const auto& tb = b.tensor_type();
+  if (ta.elem_type() == 0 || ta.elem_type() != tb.elem_type() || !ta.has_shape() || !tb.has_shape()) return false;
+  const auto& da = ta.shape().dim();
+  const auto& db = tb.shape().dim();
+  if (da.size() != db.size()) return false;
+  for (int k = 0; k < da.size(); ++k) {
+    if (!da[k].has_dim_value() || !db[k].has_dim_value() || da[k].dim_value() != db[k].dim_value()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool TypeOracle::InferSameAsEqualInputs(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node.domain()) || node.input_size() != 2 || node.output_size() != 1 || node.input(0).empty() ||
+      node.input(1).empty() || node.output(0).empty() || !SameTypeAsEqualInputs(node.op_type()))
+    return false;
+  const onnx::TypeProto* a = Known(node.input(0));
+  if (!a) return false;
+  const onnx::TypeProto* b = node.input(1) == node.input(0) ? a : Known(node.input(1));
+  if (!b || !SameStaticTensorType(*a, *b)) return false;
+  index_->Slot(node.output(0)).inferred = a;
+  return true;
+}
+
 // Operators whose ONNX 1.12 inference, at these schema versions, gives the
 // one output exactly the type and shape of input 0 once the input types are
 // allowed, and judges nothing else but, for Trilu, a known rank below 2.
@@ -454,7 +487,7 @@ bool TypeOracle::Infer(const onnx::NodeProto& node, bool strict, std::string* wh
   ++nodes_typed_;
   if (InferConstant(node)) return true;
   // These two shortcuts judge nothing: a strict inference goes on to what does.
-  if (!strict && (InferSameAsInput(node, known) || InferFromBodies(node))) return true;
+  if (!strict && (InferSameAsInput(node, known) || InferSameAsEqualInputs(node) || InferFromBodies(node))) return true;
   auto opset = opsets_.find(IsDefaultDomain(node.domain()) ? "" : node.domain());
   if (opset == opsets_.end()) return true;
   const auto* schema = FindSchema(node.op_type(), opset->second, node.domain());

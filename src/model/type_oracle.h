@@ -31,6 +31,12 @@ bool UntypedWithoutFirstInput(const onnx::NodeProto& node, const onnx::OpSchema&
 // and shape of their one input: the oracle types them without ONNX.
 bool SameTypeAsInput(std::string_view op);
 
+// Default-domain elementwise operators of two inputs whose output, when both
+// inputs have one and the same tensor type of static shape (no broadcast
+// needed), has that type: the oracle types them without ONNX. (A residual
+// Add, or Add(x, x), costs ONNX an inference context.)
+bool SameTypeAsEqualInputs(std::string_view op);
+
 class TypeOracle {
  public:
   // `opsets`: the tree's opset imports (domain -> version; "" for the default domain).
@@ -93,6 +99,7 @@ class TypeOracle {
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why) { return Infer(node, strict, why, Entries()); }
   bool Infer(const onnx::NodeProto& node, bool strict, std::string* why, const Entries& known);
   bool InferSameAsInput(const onnx::NodeProto& node, const Entries& known);
+  bool InferSameAsEqualInputs(const onnx::NodeProto& node);
   bool InferFromBodies(const onnx::NodeProto& node);
   bool InferConstant(const onnx::NodeProto& node);
   // Keeps an emitted Constant's value for the inference of the nodes after it.

@@ -96,3 +96,65 @@ TEST_CASE("past a value no rule types, the oracle leaves a chain untyped and sti
   CHECK(y.elem_type == onnx::TensorProto::FLOAT);
   CHECK(y.rank == 2);
 }
+
+TEST_CASE("ONNX infers the two-input operators the oracle types from equal inputs as it assumes", "[type_oracle]") {
+  int checked = 0;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    if (!schema.domain().empty() || !remap::SameTypeAsEqualInputs(schema.Name()) ||
+        !schema.has_type_and_shape_inference_function())
+      continue;
+    ++checked;
+    INFO(schema.Name() << "-" << schema.since_version());
+    for (int elem_type : {onnx::TensorProto::FLOAT, onnx::TensorProto::INT64, onnx::TensorProto::DOUBLE}) {
+      for (int rank : {0, 1, 3}) {
+        onnx::NodeProto node;
+        node.set_op_type(schema.Name());
+        node.add_input("a");
+        node.add_input("b");
+        node.add_output("y");
+        onnx::TypeProto a = Tensor(elem_type, rank);
+        onnx::TypeProto b = Tensor(elem_type, rank);
+        std::unordered_map<std::string, onnx::TypeProto*> types{{"a", &a}, {"b", &b}};
+        onnx::shape_inference::InferenceContextImpl ctx(node, types, {}, {}, nullptr, nullptr);
+        REQUIRE_NOTHROW(schema.GetTypeAndShapeInferenceFunction()(ctx));
+        const onnx::TypeProto* out = ctx.getOutputType(0);
+        REQUIRE(out != nullptr);
+        CHECK(out->SerializeAsString() == a.SerializeAsString());
+      }
+    }
+  }
+  // Add, Sub, Mul and Div at 6, 7, 13 and 14 (1 has no inference function).
+  CHECK(checked >= 16);
+}
+
+TEST_CASE("the oracle types a two-input elementwise node from equal static inputs, and leaves the rest to ONNX",
+          "[type_oracle]") {
+  auto model = remap::testing::ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 14] >
+    g (float[2, 3] x, float[2, 3] z, float[2, 1] c, float[N, 3] s, int64[2, 3] i) => (float[2, 3] y) {
+      same = Add(x, x)
+      equal = Mul(x, z)
+      broadcast = Sub(x, c)
+      symbolic = Div(s, s)
+      mixed = Add(x, i)
+      y = Relu(same)
+    })");
+  remap::GraphIndex index = remap::GraphIndex::ForGraph(model.graph());
+  remap::TypeOracle oracle(&index, {{"", 14}});
+  index.AttachTypeOracle(&oracle);
+  // The shortcut hands on input 0's own type object; ONNX's inference makes
+  // a new one.
+  const onnx::TypeProto& x = model.graph().input(0).type();
+  CHECK(oracle.TypeProtoOf("same") == &x);
+  CHECK(oracle.TypeProtoOf("equal") == &x);
+  // Broadcast, symbolic dims, mixed element types: ONNX's inference, as before.
+  bool known = false;
+  CHECK(index.StaticDims("broadcast", &known) == std::vector<int64_t>{2, 3});
+  CHECK(known);
+  CHECK(oracle.TypeProtoOf("broadcast") != &x);
+  const remap::TensorType symbolic = oracle.TypeOf("symbolic");
+  CHECK(symbolic.elem_type == onnx::TensorProto::FLOAT);
+  CHECK(symbolic.rank == 2);
+  CHECK(oracle.TypeProtoOf("symbolic") != &model.graph().input(3).type());
+  CHECK(oracle.TypeProtoOf("mixed") != &x);
+}
