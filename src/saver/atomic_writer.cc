@@ -1,5 +1,6 @@
 #include "saver/atomic_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "saver/writeback_pacer.h"
 
 namespace remap {
 
@@ -190,23 +193,11 @@ Status ReplaceAtomically(const std::string& path, Fill fill, Durability durabili
   return Status(ErrorCode::kOutputFailed, message);  // ~PendingFile removes the temp file
 }
 
-// Writes all of [data, data + size) to fd; "" or the name of the failing call.
-std::string WriteAll(int fd, const char* data, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return "write failed";
-    }
-    done += static_cast<size_t>(n);
-  }
-  return "";
-}
-
 // Writes the pieces in order with writev, a batch of them per call: a model
 // written from its parts has two pieces per run of nodes left as bytes.
-std::string WritePieces(int fd, const std::vector<std::string_view>& pieces) {
+// A batch holds at most the pacer's chunk of bytes (a larger piece is
+// written a chunk at a time, as a short write would leave it).
+std::string WritePieces(int fd, const std::vector<std::string_view>& pieces, WritebackPacer* pacer) {
   constexpr size_t kBatch = 1024;  // IOV_MAX on Linux
   std::vector<iovec> batch;
   batch.reserve(kBatch);
@@ -214,15 +205,19 @@ std::string WritePieces(int fd, const std::vector<std::string_view>& pieces) {
   size_t offset = 0;  // how much of pieces[next] a short write already wrote
   while (next < pieces.size()) {
     batch.clear();
-    for (size_t k = next; k < pieces.size() && batch.size() < kBatch; ++k) {
+    uint64_t room = pacer->Chunk();
+    for (size_t k = next; k < pieces.size() && batch.size() < kBatch && room > 0; ++k) {
       const size_t skip = k == next ? offset : 0;
       if (pieces[k].size() == skip) continue;
-      batch.push_back(iovec{const_cast<char*>(pieces[k].data() + skip), pieces[k].size() - skip});
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(pieces[k].size() - skip, room));
+      batch.push_back(iovec{const_cast<char*>(pieces[k].data() + skip), take});
+      room -= take;
     }
     if (batch.empty()) return "";
     ssize_t n = ::writev(fd, batch.data(), static_cast<int>(batch.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return "write failed";  // 0 from a regular file would loop forever
+    pacer->Wrote(static_cast<uint64_t>(n));
     // Advance past what was written, whole pieces and then a part of one.
     size_t left = static_cast<size_t>(n);
     while (next < pieces.size() && left >= pieces[next].size() - offset) {
@@ -250,12 +245,18 @@ bool IsAtomicWriterTempName(const std::string& filename) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes, Durability durability) {
-  return ReplaceAtomically(path, [&](int fd) { return WriteAll(fd, bytes.data(), bytes.size()); }, durability);
+  return ReplaceAtomically(path, [&](int fd) {
+    WritebackPacer pacer(fd, durability);
+    return WriteAllPaced(fd, bytes.data(), bytes.size(), &pacer);
+  }, durability);
 }
 
 Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces, Durability durability,
                            const CommitGate& gate) {
-  return ReplaceAtomically(path, [&](int fd) { return WritePieces(fd, pieces); }, durability, gate);
+  return ReplaceAtomically(path, [&](int fd) {
+    WritebackPacer pacer(fd, durability);
+    return WritePieces(fd, pieces, &pacer);
+  }, durability, gate);
 }
 
 Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,
@@ -267,13 +268,14 @@ Status CopyFileAtomically(const std::string& from, const std::string& path, Dura
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", from, std::strerror(errno)));
   Status s = ReplaceAtomically(path, [&](int fd) -> std::string {
+    WritebackPacer pacer(fd, durability);
     std::vector<char> buffer(1 << 20);
     for (;;) {
       ssize_t n = ::read(in, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return "read of " + from + " failed";
       if (n == 0) return "";
-      std::string failed = WriteAll(fd, buffer.data(), static_cast<size_t>(n));
+      std::string failed = WriteAllPaced(fd, buffer.data(), static_cast<size_t>(n), &pacer);
       if (!failed.empty()) return failed;
     }
   }, durability);

@@ -1,6 +1,7 @@
 #include "saver/data_file_placer.h"
 
 #include "saver/new_file.h"
+#include "saver/writeback_pacer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,11 +28,11 @@ std::string Why(const std::string& what) { return fmt::format("{}: {}", what, st
 
 // Copies [from, to) of `in` to the same offsets of `out` in the kernel:
 // copy_file_range, or sendfile where that cannot cross these file systems.
-std::string CopyRange(int in, int out, off_t from, off_t to) {
+std::string CopyRange(int in, int out, off_t from, off_t to, WritebackPacer* pacer) {
   off_t in_off = from, out_off = from;
   bool use_sendfile = false;
   while (in_off < to) {
-    const size_t want = static_cast<size_t>(std::min<off_t>(to - in_off, off_t{1} << 30));
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(to - in_off), pacer->Chunk()));
     ssize_t n;
     if (!use_sendfile) {
       n = ::copy_file_range(in, &in_off, out, &out_off, want, 0);
@@ -49,13 +50,15 @@ std::string CopyRange(int in, int out, off_t from, off_t to) {
       errno = EIO;
       return Why("the source file shrank while it was copied");
     }
+    pacer->WrittenUpTo(static_cast<uint64_t>(in_off));  // the output's offsets are the input's
   }
   return "";
 }
 
 // An in-kernel copy that skips holes: a sparse data file stays sparse and its
 // holes are neither read nor written.
-std::string CopyContent(int in, int out, off_t size) {
+std::string CopyContent(int in, int out, off_t size, Durability durability) {
+  WritebackPacer pacer(out, durability);
   off_t pos = 0;
   while (pos < size) {
     off_t data = ::lseek(in, pos, SEEK_DATA);
@@ -63,7 +66,7 @@ std::string CopyContent(int in, int out, off_t size) {
     if (data < 0) data = pos;               // no SEEK_DATA here: all of it is data
     off_t hole = ::lseek(in, data, SEEK_HOLE);
     if (hole < 0 || hole > size) hole = size;
-    std::string failed = CopyRange(in, out, data, hole);
+    std::string failed = CopyRange(in, out, data, hole, &pacer);
     if (!failed.empty()) return failed;
     pos = hole;
   }
@@ -156,7 +159,7 @@ Placement PlaceDataFile(const std::string& from, const std::string& to, DataFile
     if (errno == EEXIST) return Existed();
   }
   if (used == DataFileMode::kCopy) {
-    failed = CopyContent(in.fd, file.fd(), st.st_size);
+    failed = CopyContent(in.fd, file.fd(), st.st_size, durability);
     if (!failed.empty()) return Failed(failed);
   }
   failed = file.Link(to, durability);

@@ -1,6 +1,7 @@
 // Whether the files onnx-remap writes reach the disk before they get their
-// names. Syncing costs as much as the write itself for a model with
-// gigabytes of weights, and buys nothing where the output is rebuilt anyway
+// names. Syncing waits for the disk, which for a model with gigabytes of
+// weights takes as long as the copy itself or longer (writeback_pacer.h
+// overlaps the two), and buys nothing where the output is rebuilt anyway
 // after a crash (a CI step, a scratch folder, tmpfs).
 #pragma once
 

@@ -10,6 +10,7 @@
 #include "model/wire_format_scan.h"
 #include "saver/atomic_writer.h"
 #include "saver/model_saver.h"
+#include "saver/writeback_pacer.h"
 
 namespace remap {
 
@@ -27,24 +28,13 @@ struct Piece {
   uint64_t length = 0;  // > 0: copy this range of the input
 };
 
-std::string WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return "write failed";
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return "";
-}
-
 // copy_file_range where the kernel and file systems allow it, else pread and
 // write through a small buffer.
-std::string CopyRange(int in, uint64_t offset, uint64_t length, int out) {
+std::string CopyRange(int in, uint64_t offset, uint64_t length, int out, WritebackPacer* pacer) {
   loff_t from = static_cast<loff_t>(offset);
   uint64_t left = length;
   while (left > 0) {
-    const ssize_t n = ::copy_file_range(in, &from, out, nullptr, static_cast<size_t>(std::min<uint64_t>(left, 1 << 30)), 0);
+    const ssize_t n = ::copy_file_range(in, &from, out, nullptr, static_cast<size_t>(std::min(left, pacer->Chunk())), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) break;
     if (n < 0) return "write failed";  // as the plain save says it (EFBIG, ENOSPC, EIO)
@@ -53,6 +43,7 @@ std::string CopyRange(int in, uint64_t offset, uint64_t length, int out) {
       return "copy of the weights from the input failed (the input shrank?)";
     }
     left -= static_cast<uint64_t>(n);
+    pacer->Wrote(static_cast<uint64_t>(n));
   }
   std::string buffer(left > 0 ? (1 << 20) : 0, '\0');
   while (left > 0) {
@@ -62,7 +53,7 @@ std::string CopyRange(int in, uint64_t offset, uint64_t length, int out) {
       if (n == 0) errno = EIO;
       return "read of the weights from the input failed";
     }
-    std::string failed = WriteAll(out, buffer.data(), static_cast<size_t>(n));
+    std::string failed = WriteAllPaced(out, buffer.data(), static_cast<size_t>(n), pacer);
     if (!failed.empty()) return failed;
     from += n;
     left -= static_cast<uint64_t>(n);
@@ -155,9 +146,10 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   if (options.serialized) options.serialized();
   uint64_t total = 0;
   Status s = WriteFileAtomicallyWith(path, [&](int fd) -> std::string {
+    WritebackPacer pacer(fd, options.durability);
     for (const Piece& p : pieces) {
-      std::string failed = p.length > 0 ? CopyRange(source_fd, p.offset, p.length, fd)
-                                        : WriteAll(fd, p.bytes.data(), p.bytes.size());
+      std::string failed = p.length > 0 ? CopyRange(source_fd, p.offset, p.length, fd, &pacer)
+                                        : WriteAllPaced(fd, p.bytes.data(), p.bytes.size(), &pacer);
       if (!failed.empty()) return failed;
       total += p.length;
     }

@@ -1,5 +1,6 @@
 #include "saver/weight_storage.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 
 #include "model/external_data_check.h"
 #include "saver/new_file.h"
+#include "saver/writeback_pacer.h"
 
 namespace remap {
 
@@ -65,13 +67,15 @@ void AllTensors(onnx::ModelProto* model, const TensorFn& fn) {
 
 std::string Why(const std::string& what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
 
-std::string WriteAt(int fd, const std::string& bytes, uint64_t offset) {
+std::string WriteAt(int fd, const std::string& bytes, uint64_t offset, WritebackPacer* pacer) {
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(bytes.size() - done, pacer->Chunk()));
+    ssize_t n = ::pwrite(fd, bytes.data() + done, want, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Why("write failed");
     done += static_cast<size_t>(n);
+    pacer->WrittenUpTo(offset + done);
   }
   return "";
 }
@@ -112,9 +116,10 @@ Status MoveWeightsToFile(onnx::ModelProto* model, const std::string& dir, const 
   if (!failed.empty()) return fail(failed);
   std::vector<uint64_t> offsets;
   uint64_t end = 0;
+  WritebackPacer pacer(file.fd(), durability);
   for (const onnx::TensorProto* t : moving) {
     const uint64_t offset = (end + kExternalDataAlignment - 1) / kExternalDataAlignment * kExternalDataAlignment;
-    failed = WriteAt(file.fd(), t->raw_data(), offset);
+    failed = WriteAt(file.fd(), t->raw_data(), offset, &pacer);
     if (!failed.empty()) return fail(failed);
     offsets.push_back(offset);
     end = offset + t->raw_data().size();
