@@ -4,10 +4,12 @@
 # copied to another folder, a batch's other files) syncs without it and makes
 # no fsync call with it, and the files are the same bytes either way. The
 # calls are counted by an LD_PRELOAD library (tests/tools/fsync_counter.cc).
+# A synced file past 128 MiB also has its writeback started as it is written
+# (saver/writeback_pacer.h: sync_file_range calls, counted apart).
 #
-#   no_fsync_test.sh BIN SOURCE_DIR WORK_DIR FSYNC_COUNTER_LIBRARY
+#   no_fsync_test.sh BIN SOURCE_DIR WORK_DIR FSYNC_COUNTER_LIBRARY MAKE_WEIGHTED_MODEL
 set -uo pipefail
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") SRC=$2 WORK=$3 COUNTER=$4
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") SRC=$2 WORK=$3 COUNTER=$4 MAKE=$5
 rm -rf "$WORK" && mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 source "$SRC/tests/cli/expect_lib.sh"
@@ -25,6 +27,8 @@ syncs() {
   [[ $code -eq 0 ]] || { echo "    exit $code: $BIN $*" >&2; sed 's/^/    | /' "$WORK/last.log" >&2; echo "-1"; return; }
   if [[ -f $log ]]; then stat -c %s "$log"; else echo 0; fi
 }
+# The sync_file_range calls of the last `syncs` run.
+starts() { if [[ -f $WORK/syncs.log ]]; then tr -cd r <"$WORK/syncs.log" | wc -c; else echo 0; fi; }
 # Whether a sync count is of a synced run (some) or of an unsynced one (none).
 some() { [[ $1 -gt 0 ]]; }
 none() { [[ $1 -eq 0 ]]; }
@@ -77,6 +81,30 @@ check "convert: synced by default ($n calls)" some "$n"
 n=$(syncs convert -q "$CASE/model.onnx" -o "$WORK/nosync/op14.onnx" --opset 14 --no-fsync)
 check "convert --no-fsync: no sync call ($n)" none "$n"
 check "convert --no-fsync: the same bytes" cmp -s "$WORK/sync/op14.onnx" "$WORK/nosync/op14.onnx"
+
+# A model of 160 MiB of weights: each synced way of writing it starts the
+# writeback of its large file as it goes (from 128 MiB on, 32 MiB at a time);
+# unsynced, nothing is started. The spliced copy, the whole model written
+# from memory, and the data file of --save-external-data.
+mkdir -p "$WORK/big" "$WORK/sync/big" "$WORK/nosync/big" "$WORK/sync/bigext" "$WORK/nosync/bigext"
+"$MAKE" "$WORK/big/model.onnx" 160 7 || { echo "FAIL generator"; exit 1; }
+for way in spliced whole; do
+  limit=$([[ $way == whole ]] && echo 1000000000000 || echo 1048576)
+  n=$(ONNX_REMAP_SPLICE_MIN_BYTES=$limit syncs rewrite -q "$WORK/big/model.onnx" -o "$WORK/sync/big/$way.onnx")
+  r=$(starts)
+  check "160 MiB, $way: synced, writeback started as it was written ($n calls, $r starts)" test "$r" -ge 2
+  n=$(ONNX_REMAP_SPLICE_MIN_BYTES=$limit syncs rewrite -q "$WORK/big/model.onnx" -o "$WORK/nosync/big/$way.onnx" --no-fsync)
+  check "160 MiB, $way --no-fsync: no sync call, no writeback started ($n)" none "$n"
+  check "160 MiB, $way --no-fsync: the same bytes" cmp -s "$WORK/sync/big/$way.onnx" "$WORK/nosync/big/$way.onnx"
+done
+check "160 MiB: spliced and whole write the same bytes" cmp -s "$WORK/sync/big/spliced.onnx" "$WORK/sync/big/whole.onnx"
+n=$(syncs rewrite -q "$WORK/big/model.onnx" -o "$WORK/sync/bigext/m.onnx" --save-external-data)
+r=$(starts)
+check "160 MiB --save-external-data: the data file's writeback started as it was written ($r starts)" test "$r" -ge 2
+n=$(syncs rewrite -q "$WORK/big/model.onnx" -o "$WORK/nosync/bigext/m.onnx" --save-external-data --no-fsync)
+check "160 MiB --save-external-data --no-fsync: no sync call ($n)" none "$n"
+check "160 MiB --save-external-data --no-fsync: the same model and data file" same_tree "$WORK/sync/bigext" "$WORK/nosync/bigext"
+rm -rf "$WORK/big" "$WORK/sync/big" "$WORK/nosync/big" "$WORK/sync/bigext" "$WORK/nosync/bigext"
 
 # No temp file is left behind either way.
 check "no temp file left" test -z "$(find "$WORK/sync" "$WORK/nosync" -name '*.onnx-remap-tmp-*')"
