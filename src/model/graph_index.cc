@@ -25,12 +25,10 @@ struct TreeCount {
 };
 
 void CountTree(const onnx::GraphProto& g, TreeCount* count) {
-  count->values += static_cast<size_t>(g.input_size()) + static_cast<size_t>(g.initializer_size());
+  count->values += ValuesDefinedIn(g);
   count->nodes += static_cast<size_t>(g.node_size());
-  for (const auto& node : g.node()) {
-    count->values += static_cast<size_t>(node.output_size());
+  for (const auto& node : g.node())
     ForEachSubgraph(node, [count](const onnx::GraphProto& sub) { CountTree(sub, count); });
-  }
 }
 
 }  // namespace

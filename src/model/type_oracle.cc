@@ -73,17 +73,20 @@ bool IsSameTypeUnary(const onnx::NodeProto& node) {
          !node.input(0).empty() && !node.output(0).empty() && SameTypeAsInput(node.op_type());
 }
 
-// A tensor whose element type and every dim are declared: ONNX's inference
-// of the body could add nothing to it.
-bool FullyDeclared(const onnx::ValueInfoProto& vi) {
-  if (!vi.type().has_tensor_type()) return false;
-  const auto& t = vi.type().tensor_type();
+// A tensor type whose element type and every dim are known numbers.
+bool StaticTensorType(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return false;
+  const auto& t = type.tensor_type();
   if (t.elem_type() == 0 || !t.has_shape()) return false;
   for (const auto& d : t.shape().dim()) {
     if (!d.has_dim_value()) return false;
   }
   return true;
 }
+
+// A declared value of a static tensor type: ONNX's inference of the body
+// could add nothing to it.
+bool FullyDeclared(const onnx::ValueInfoProto& vi) { return StaticTensorType(vi.type()); }
 
 // What `into` and `other` have in common (the union of the shapes two If
 // branches may give): a dim both fix alike stays, any other becomes unknown,
@@ -284,17 +287,15 @@ bool TypeOracle::InferSameAsInput(const onnx::NodeProto& node, const Entries& kn
 
 namespace {
 
-// The same tensor type, element type and every dim a static size.
+// One and the same static tensor type: element type and every dim's size.
 bool SameStaticTensorType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
-  if (!a.has_tensor_type() || !b.has_tensor_type()) return false;
-  const auto& ta = a.tensor_type();
-  const auto& tb = b.tensor_type();
-  if (ta.elem_type() == 0 || ta.elem_type() != tb.elem_type() || !ta.has_shape() || !tb.has_shape()) return false;
-  const auto& da = ta.shape().dim();
-  const auto& db = tb.shape().dim();
+  if (!StaticTensorType(a) || !StaticTensorType(b) || a.tensor_type().elem_type() != b.tensor_type().elem_type())
+    return false;
+  const auto& da = a.tensor_type().shape().dim();
+  const auto& db = b.tensor_type().shape().dim();
   if (da.size() != db.size()) return false;
   for (int k = 0; k < da.size(); ++k) {
-    if (!da[k].has_dim_value() || !db[k].has_dim_value() || da[k].dim_value() != db[k].dim_value()) return false;
+    if (da[k].dim_value() != db[k].dim_value()) return false;
   }
   return true;
 }

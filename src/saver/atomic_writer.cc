@@ -159,8 +159,8 @@ class PendingFile {
   std::string temp_name_;  // set while a named temp file exists
 };
 
-// Writes `path` from `fill(fd)` ("" or the name of the failing call) via a
-// PendingFile in the same folder.
+// Writes `path` from `fill(fd, pacer)` ("" or the name of the failing call)
+// via a PendingFile in the same folder; `pacer` paces that file's writeback.
 template <typename Fill>
 Status ReplaceAtomically(const std::string& path, Fill fill, Durability durability, const CommitGate& gate = {}) {
   fs::path target(path);
@@ -181,7 +181,10 @@ Status ReplaceAtomically(const std::string& path, Fill fill, Durability durabili
   RemoveStaleTempFiles(dir);
   PendingFile file(path);
   std::string failed = file.Open(dir, target.filename().string());
-  if (failed.empty()) failed = fill(file.fd());
+  if (failed.empty()) {
+    WritebackPacer pacer(file.fd(), durability);
+    failed = fill(file.fd(), &pacer);
+  }
   if (failed.empty()) failed = file.Finish(mode, durability);
   if (failed.empty() && gate) {
     Status verdict = gate();
@@ -245,21 +248,19 @@ bool IsAtomicWriterTempName(const std::string& filename) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& bytes, Durability durability) {
-  return ReplaceAtomically(path, [&](int fd) {
-    WritebackPacer pacer(fd, durability);
-    return WriteAllPaced(fd, bytes.data(), bytes.size(), &pacer);
-  }, durability);
+  return ReplaceAtomically(
+      path, [&](int fd, WritebackPacer* pacer) { return WriteAllPaced(fd, bytes.data(), bytes.size(), pacer); },
+      durability);
 }
 
 Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces, Durability durability,
                            const CommitGate& gate) {
-  return ReplaceAtomically(path, [&](int fd) {
-    WritebackPacer pacer(fd, durability);
-    return WritePieces(fd, pieces, &pacer);
-  }, durability, gate);
+  return ReplaceAtomically(
+      path, [&](int fd, WritebackPacer* pacer) { return WritePieces(fd, pieces, pacer); }, durability, gate);
 }
 
-Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,
+Status WriteFileAtomicallyWith(const std::string& path,
+                               const std::function<std::string(int fd, WritebackPacer* pacer)>& fill,
                                Durability durability) {
   return ReplaceAtomically(path, fill, durability);
 }
@@ -267,15 +268,14 @@ Status WriteFileAtomicallyWith(const std::string& path, const std::function<std:
 Status CopyFileAtomically(const std::string& from, const std::string& path, Durability durability) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return Status(ErrorCode::kInputUnreadable, fmt::format("{}: cannot open: {}", from, std::strerror(errno)));
-  Status s = ReplaceAtomically(path, [&](int fd) -> std::string {
-    WritebackPacer pacer(fd, durability);
+  Status s = ReplaceAtomically(path, [&](int fd, WritebackPacer* pacer) -> std::string {
     std::vector<char> buffer(1 << 20);
     for (;;) {
       ssize_t n = ::read(in, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return "read of " + from + " failed";
       if (n == 0) return "";
-      std::string failed = WriteAllPaced(fd, buffer.data(), static_cast<size_t>(n), &pacer);
+      std::string failed = WriteAllPaced(fd, buffer.data(), static_cast<size_t>(n), pacer);
       if (!failed.empty()) return failed;
     }
   }, durability);

@@ -39,9 +39,13 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes,
 Status WriteFileAtomically(const std::string& path, const std::vector<std::string_view>& pieces,
                            Durability durability = Durability::kSynced, const CommitGate& gate = {});
 
-// Writes `path` from `fill(fd)`, which writes the content to the open temp
-// file and returns "" or the name of the call that failed (errno says why).
-Status WriteFileAtomicallyWith(const std::string& path, const std::function<std::string(int fd)>& fill,
+class WritebackPacer;
+
+// Writes `path` from `fill(fd, pacer)`, which writes the content to the open
+// temp file, telling `pacer` what it wrote (saver/writeback_pacer.h), and
+// returns "" or the name of the call that failed (errno says why).
+Status WriteFileAtomicallyWith(const std::string& path,
+                               const std::function<std::string(int fd, WritebackPacer* pacer)>& fill,
                                Durability durability = Durability::kSynced);
 
 // Copies `from` to `path` the same way. Each writer has its own temp file, so

@@ -145,11 +145,10 @@ Status SaveModelSpliced(const onnx::ModelProto& model, const std::vector<Spliced
   else bytes = std::string();
   if (options.serialized) options.serialized();
   uint64_t total = 0;
-  Status s = WriteFileAtomicallyWith(path, [&](int fd) -> std::string {
-    WritebackPacer pacer(fd, options.durability);
+  Status s = WriteFileAtomicallyWith(path, [&](int fd, WritebackPacer* pacer) -> std::string {
     for (const Piece& p : pieces) {
-      std::string failed = p.length > 0 ? CopyRange(source_fd, p.offset, p.length, fd, &pacer)
-                                        : WriteAllPaced(fd, p.bytes.data(), p.bytes.size(), &pacer);
+      std::string failed = p.length > 0 ? CopyRange(source_fd, p.offset, p.length, fd, pacer)
+                                        : WriteAllPaced(fd, p.bytes.data(), p.bytes.size(), pacer);
       if (!failed.empty()) return failed;
       total += p.length;
     }

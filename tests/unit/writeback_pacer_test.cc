@@ -18,10 +18,27 @@
 using remap::Durability;
 using remap::WritebackPacer;
 
+namespace {
+
+// A new file in a folder of its own, open for writing; both go at the end.
+struct OpenFile {
+  explicit OpenFile(const std::string& prefix)
+      : dir(prefix), path((dir.path / "f.bin").string()), fd(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {}
+  ~OpenFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  remap::testing::TempFolder dir;
+  std::string path;
+  int fd;
+};
+
+}  // namespace
+
 TEST_CASE("the pacer starts writeback once a step is written since the last start", "[saver]") {
-  remap::testing::TempFolder dir("onnx_remap_pacer");
-  const std::string path = (dir.path / "f.bin").string();
-  const int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  OpenFile file("onnx_remap_pacer");
+  const int fd = file.fd;
   REQUIRE(fd >= 0);
   WritebackPacer pacer(fd, Durability::kSynced, /*step=*/4096, /*first=*/4096);
   CHECK(pacer.Chunk() == 4096);
@@ -39,15 +56,13 @@ TEST_CASE("the pacer starts writeback once a step is written since the last star
   pacer.WrittenUpTo(20001);
   CHECK(pacer.starts() == 3);
   CHECK(::fsync(fd) == 0);
-  ::close(fd);
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(file.path, std::ios::binary);
   CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == std::string(10000, 'a'));
 }
 
 TEST_CASE("the pacer starts nothing before the file reaches its first size", "[saver]") {
-  remap::testing::TempFolder dir("onnx_remap_pacer_first");
-  const std::string path = (dir.path / "f.bin").string();
-  const int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  OpenFile file("onnx_remap_pacer_first");
+  const int fd = file.fd;
   REQUIRE(fd >= 0);
   WritebackPacer pacer(fd, Durability::kSynced, /*step=*/4096, /*first=*/10000);
   const std::string bytes(10000, 'b');
@@ -57,7 +72,6 @@ TEST_CASE("the pacer starts nothing before the file reaches its first size", "[s
   REQUIRE(::write(fd, bytes.data(), 1) == 1);
   pacer.Wrote(1);
   CHECK(pacer.starts() == 1);  // all 10,000 bytes at once
-  ::close(fd);
   // The defaults: a model of a few dozen megabytes is left to its fsync.
   CHECK(WritebackPacer::kFirst >= 4 * WritebackPacer::kStep);
 }
