@@ -13,6 +13,7 @@
 #include "match/node_form.h"
 #include "model/inference_guard.h"
 #include "model/opset_import.h"
+#include "model/schema_catalog.h"
 #include "model/shape_inference.h"
 #include "rules/element_types.h"
 #include "opset/opset_raise.h"
@@ -241,7 +242,7 @@ bool Validate(onnx::ModelProto* model, std::string* why) {
   if (!ModelSafeForShapeInference(*model, why)) return false;
   try {
     onnx::ShapeInferenceOptions options{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/false};
-    onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(*model, &SchemaCatalog::Instance(), options);
     // Graph outputs of the synthetic model carry no declared type: take the
     // inferred one. The checker wants a shape on every main-graph output, which
     // inference leaves out where the rank depends on run-time values: an empty

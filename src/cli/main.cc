@@ -17,9 +17,9 @@
 namespace {
 
 // Ends the process once a command is done, without the destructors of
-// static objects: tearing down ONNX's schema registry alone is 2.7M
-// instructions, and the whole exit about 2 ms of a small model's run of
-// 45 ms (docs/performance.md). Nothing is left for them to do: the
+// static objects: the whole exit was about 2 ms of a small model's run of
+// 45 ms (docs/performance.md), most of it tearing down ONNX's schema
+// registry, which `rules check` still fills. Nothing is left for them to do: the
 // command's outputs are written, synced and named by then, and the threads
 // it started are joined; only stdio's buffers wait to be flushed. A
 // sanitizer build exits as usual, for LeakSanitizer's check at exit.

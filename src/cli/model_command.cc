@@ -12,7 +12,6 @@
 #include "cli/rule_loading.h"
 #include "cli/text_render.h"
 #include "core/version.h"
-#include "model/schema_registry.h"
 #include "pipeline/batch.h"
 #include "report/exit_codes.h"
 #include "report/junit_writer.h"
@@ -80,9 +79,6 @@ class Command {
         start_(std::chrono::steady_clock::now()) {}
 
   int Run() {
-    // Every model command needs ONNX's schemas, and reading the rules and
-    // parsing the model need none: they go on while the registry fills.
-    SchemaRegistryFill schema_fill;
     // A model run touches a few rules: the built-in ones compile when first matched.
     auto rules = LoadRulesOrReport(args_.rules, BuiltinCompile::kOnDemand);
     if (!rules) return Fail(Status(ErrorCode::kRuleSyntax, "rule files have errors (listed above)"));

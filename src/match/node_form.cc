@@ -5,6 +5,7 @@
 #include <onnx/defs/schema.h>
 
 #include "model/opset_import.h"
+#include "model/schema_lookup.h"
 #include "rules/rule_set.h"
 #include "opset/opset_changes.h"
 
@@ -21,9 +22,9 @@ const std::string* StringAttr(const onnx::NodeProto& node, const char* name) {
   return nullptr;
 }
 
-// Default-domain ops known to ONNX 1.12's registry or introduced later (our table).
+// Default-domain ops known to ONNX 1.12 or introduced later (our table).
 bool IsKnownOnnxOp(const std::string& op_type) {
-  if (onnx::OpSchemaRegistry::Schema(op_type, INT32_MAX, "")) return true;
+  if (FindSchema(op_type, INT32_MAX, "")) return true;
   return !ChangesBetween(op_type, 0, NewestTabledOpset()).empty();
 }
 

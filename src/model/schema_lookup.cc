@@ -4,13 +4,14 @@
 #include <cstdint>
 
 #include "model/name_hash.h"
+#include "model/schema_catalog.h"
 
 namespace remap {
 
 namespace {
 
 // One remembered answer. A direct-mapped table: a model uses a few dozen
-// operators, and a collision only costs a registry lookup.
+// operators, and a collision only costs a catalog lookup.
 struct Remembered {
   uint64_t hash = 0;
   int max_version = 0;
@@ -31,7 +32,7 @@ const onnx::OpSchema* FindSchema(const std::string& op_type, int max_version, co
   Remembered& r = table[(h ^ (h >> 29)) % kSlots];
   if (r.filled && r.hash == h && r.max_version == max_version && r.op_type == op_type && r.domain == domain)
     return r.schema;
-  r.schema = onnx::OpSchemaRegistry::Schema(op_type, max_version, domain);
+  r.schema = SchemaCatalog::Instance().Lookup(op_type, max_version, domain);
   r.hash = h;
   r.max_version = max_version;
   r.op_type = op_type;

@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "model/opset_import.h"
+#include "model/schema_catalog.h"
 
 namespace remap {
 
@@ -29,7 +30,7 @@ bool InferShapesInPlace(onnx::ModelProto* model, std::string* note) {
   }
   try {
     onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/false};
-    onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(*model, &SchemaCatalog::Instance(), options);
   } catch (const std::exception& e) {
     std::string what = e.what();
     *note = fmt::format("shape inference stopped: {}", what.substr(0, what.find('\n')));

@@ -117,9 +117,6 @@ BatchResult RunBatch(const BatchPlan& plan, const RuleSet& rules, const BatchOpt
                      const BatchProgress& progress) {
   BatchResult result;
   result.models.resize(plan.models.size());
-  // No fill of ONNX's schema registry first: the first model to ask fills
-  // it while the others parse (see model/schema_registry.h).
-
   std::mutex report_mutex;
   size_t done = 0;
   ParallelFor(plan.models.size(), options.jobs > 0 ? options.jobs : CoreCount(), [&](size_t i) {

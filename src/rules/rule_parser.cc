@@ -11,6 +11,8 @@
 #include <onnx/defs/schema.h>
 
 #include "model/opset_import.h"
+#include "model/schema_lookup.h"
+#include "model/shape_inference.h"
 #include "proto/rules.pb.h"
 #include "rules/target_compiler.h"
 
@@ -256,9 +258,7 @@ class RuleCompiler {
     if (!ValidFragmentName(msg.name()))
       Error(name_at, msg.name().empty() ? "fragment has no name"
                                         : fmt::format("fragment name '{}' must be CamelCase letters and digits, e.g. ErfPoly", msg.name()));
-    // Deferred files are the built-in ones, which the tests load undeferred:
-    // this check needs ONNX's schema registry, which loading then need not wait for.
-    else if (!defer_ && onnx::OpSchemaRegistry::Schema(msg.name(), onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second, ""))
+    else if (FindSchema(msg.name(), KnownDefaultOpset(), ""))
       Error(name_at, fmt::format("fragment name '{}' is an ONNX operator", msg.name()));
     auto sig_source = Source(tree, desc->FindFieldByName("signature"), where);
     if (msg.signature().empty()) {

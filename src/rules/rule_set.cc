@@ -15,7 +15,6 @@
 
 #include "core/parallel_for.h"
 #include "model/opset_import.h"
-#include "model/schema_registry.h"
 #include "rules/builtin_rules.h"
 #include "rules/rule_parser.h"
 #include "rules/target_check.h"
@@ -481,18 +480,9 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
   for (const Batch& batch : batches)
     for (const RuleText& f : batch.files) files.emplace_back(&batch, &f);
   std::vector<RuleFileResult> parsed(files.size());
-  // Task 0 fills ONNX's schema registry (a one-time cost as large as parsing
-  // every file), which any use of the rules goes on to need. A fill started
-  // earlier (SchemaRegistryFill) has a thread, and a core, of its own: the
-  // files get the other cores.
-  const bool fill_elsewhere = SchemaRegistryFill::Started();
-  ParallelFor(files.size() + 1, fill_elsewhere ? CoreCount() - 1 : CoreCount(), [&](size_t task) {
-    if (task == 0) {
-      if (!fill_elsewhere) FillSchemaRegistry();
-      return;
-    }
-    const auto& [batch, f] = files[task - 1];
-    parsed[task - 1] =
+  ParallelFor(files.size(), CoreCount(), [&](size_t task) {
+    const auto& [batch, f] = files[task];
+    parsed[task] =
         ParseRuleFile(f->name, f->text, batch->builtin, batch->builtin && compile == BuiltinCompile::kOnDemand);
   });
   size_t next_file = 0;

@@ -17,6 +17,7 @@
 #include "model/graph_index.h"
 #include "model/inference_guard.h"
 #include "model/name_table.h"
+#include "model/schema_catalog.h"
 #include "model/opset_import.h"
 #include "model/shape_inference.h"
 
@@ -38,6 +39,7 @@ void CheckModelIn(const onnx::ModelProto& model, const std::string& model_dir) {
   ctx.set_ir_version(static_cast<int>(model.ir_version()));
   ctx.set_opset_imports(opsets);
   ctx.set_model_dir(model_dir);
+  ctx.set_schema_registry(&SchemaCatalog::Instance());
   checker::LexicalScopeContext lex;
   checker::check_graph(model.graph(), ctx, lex);
   if (model.ir_version() >= 8) checker::check_model_local_functions(model, ctx, lex);
@@ -241,6 +243,7 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
   onnx::checker::CheckerContext graph_ctx;
   graph_ctx.set_ir_version(static_cast<int>(model.ir_version()));
   graph_ctx.set_opset_imports(OpsetMap(model.opset_import()));
+  graph_ctx.set_schema_registry(&SchemaCatalog::Instance());
   // Every context is made before the checks start: they then only read them.
   std::unordered_map<const onnx::FunctionProto*, onnx::checker::CheckerContext> function_ctx;
   for (const AddedNode& a : added) {
@@ -249,6 +252,7 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
     if (fresh) {
       it->second.set_ir_version(static_cast<int>(model.ir_version()));
       it->second.set_opset_imports(OpsetMap(a.function->opset_import()));
+      it->second.set_schema_registry(&SchemaCatalog::Instance());
     }
   }
   // The checker reads each node on its own, so the nodes are checked on every
