@@ -480,7 +480,11 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
   for (const Batch& batch : batches)
     for (const RuleText& f : batch.files) files.emplace_back(&batch, &f);
   std::vector<RuleFileResult> parsed(files.size());
-  ParallelFor(files.size(), CoreCount(), [&](size_t task) {
+  // A model run parses a few files (tens of KiB): no thread is worth it.
+  constexpr size_t kRuleBytesPerThread = size_t{64} << 10;
+  size_t text_bytes = 0;
+  for (const auto& [batch, f] : files) text_bytes += f->text.size();
+  ParallelFor(files.size(), ThreadsFor(text_bytes, kRuleBytesPerThread), [&](size_t task) {
     const auto& [batch, f] = files[task];
     parsed[task] =
         ParseRuleFile(f->name, f->text, batch->builtin, batch->builtin && compile == BuiltinCompile::kOnDemand);

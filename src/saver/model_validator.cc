@@ -265,7 +265,9 @@ Status CheckAddedNodes(const onnx::ModelProto& model, const std::vector<AddedNod
   std::string failure;
   // A rewrite adds many nodes of few forms (one rule's replacement, over
   // and over): a form that passed once in a block passes again unchecked.
-  ParallelFor(blocks, CoreCount(), [&](size_t block) {
+  // Repeated forms are cheap to check: a thread is worth it from a few blocks on.
+  constexpr size_t kBlocksPerThread = 4;
+  ParallelFor(blocks, ThreadsFor(blocks, kBlocksPerThread), [&](size_t block) {
     const size_t end = std::min(added.size(), (block + 1) * kBlock);
     std::unordered_set<std::string> passed;
     std::string key;
