@@ -11,6 +11,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/pipeline.h"
+#include "test_models.h"
 #include "saver/model_validator.h"
 #include "report/exit_codes.h"
 #include "report/junit_writer.h"
@@ -21,16 +22,8 @@ using namespace remap;
 
 namespace {
 
-const std::string kFixtures = std::string(ONNX_REMAP_SOURCE_DIR) + "/tests/fixtures/corpus/";
-
-const RuleSet& BuiltinRules() {
-  static const RuleSet rules = [] {
-    RuleLoadResult loaded = LoadRules(true, {});
-    REQUIRE(loaded.errors.empty());
-    return std::move(loaded.rules);
-  }();
-  return rules;
-}
+const std::string kFixtures = remap::testing::CorpusFixtures();
+using remap::testing::BuiltinRules;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -15,6 +15,7 @@
 #include "model/schema_lookup.h"
 #include "model/schema_table.h"
 #include "pipeline/pipeline.h"
+#include "test_models.h"
 
 namespace fs = std::filesystem;
 using namespace remap;
@@ -46,16 +47,8 @@ OpName_Domain_Version_Schema_Map& OpSchemaRegistry::map() {
 
 namespace {
 
-const std::string kFixtures = std::string(ONNX_REMAP_SOURCE_DIR) + "/tests/fixtures/corpus/";
-
-const RuleSet& BuiltinRules() {
-  static const RuleSet rules = [] {
-    RuleLoadResult loaded = LoadRules(true, {});
-    REQUIRE(loaded.errors.empty());
-    return std::move(loaded.rules);
-  }();
-  return rules;
-}
+const std::string kFixtures = remap::testing::CorpusFixtures();
+using remap::testing::BuiltinRules;
 
 int SinceOrZero(const onnx::OpSchema* s) { return s ? s->SinceVersion() : 0; }
 

@@ -46,4 +46,17 @@ inline onnx::ModelProto ModelWithExternalWeight(const std::string& location) {
 
 inline std::string SourceDir() { return ONNX_REMAP_SOURCE_DIR; }
 
+// The folder of the committed corpus fixtures, with a trailing slash.
+inline std::string CorpusFixtures() { return SourceDir() + "/tests/fixtures/corpus/"; }
+
+// The built-in rules, loaded once per test process.
+inline const RuleSet& BuiltinRules() {
+  static const RuleSet rules = [] {
+    RuleLoadResult loaded = LoadRules(true, {});
+    REQUIRE(loaded.errors.empty());
+    return std::move(loaded.rules);
+  }();
+  return rules;
+}
+
 }  // namespace remap::testing
