@@ -3,6 +3,7 @@
 // probed linearly from the position the low bits of a hash give.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -43,6 +44,9 @@ class FlatSlots {
   void Prefetch(uint64_t hash) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
   }
+
+  // Empties every slot and keeps the array.
+  void Clear() { std::fill(slots_.begin(), slots_.end(), uint64_t{0}); }
 
   bool empty() const { return slots_.empty(); }
   uint64_t operator[](size_t i) const { return slots_[i]; }

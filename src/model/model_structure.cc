@@ -49,8 +49,9 @@ Status CheckTensor(const onnx::TensorProto& t, What what) {
 // the values subgraphs define, with the graph (scope) and node that define
 // them; a subgraph's definitions are undone when it ends, since outer nodes
 // cannot read them, and restore what they shadowed. Its keys are views of the
-// model's own strings (it does not change during the check). A name no scope
-// defines any more keeps its item, with no scopes.
+// model's own strings (it does not change during the check). Within one
+// main-graph node's subgraphs a name no scope defines any more keeps its
+// item, with no scopes; after them the table is emptied.
 class StructureCheck {
  public:
   StructureCheck(MainGraphIndexBuilder* main, const DeferredNodes* deferred) : main_(main), deferred_(deferred) {}
@@ -76,6 +77,9 @@ class StructureCheck {
       if (!main_->UseInputs(node, &name)) return Unreadable(g, i, std::string(name));
       Status s = Attributes(g, i, 0);
       if (!s.ok()) return s;
+      // Every subgraph scope has ended: the next node's subgraphs start from
+      // an empty table, one the size of a node's subgraphs, not of all of them.
+      visible_.Clear();
       Producer first;
       if (!main_->DefineOutputs(node, &name, &first)) {
         const std::string label = first.kind == Producer::Kind::kNode

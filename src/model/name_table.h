@@ -9,7 +9,7 @@
 //
 // Keys are string_views; the caller keeps the bytes alive (the index copies
 // names into its arena, the structure check views the model's own strings).
-// Nothing is ever erased.
+// Nothing is erased one by one; Clear forgets every item at once.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +45,14 @@ class NameTable {
   // Room for `n` names without growing the slots.
   void Reserve(size_t n) {
     slots_.Reserve(n, [this](uint64_t word) { return Hash(At(word).key); });
+  }
+
+  // Forgets every item; keeps the slots and chunks for the next ones. A
+  // table reused for one small scope after another stays small, in cache.
+  void Clear() {
+    if (size_ == 0) return;
+    slots_.Clear();
+    size_ = 0;
   }
 
   // The item named `name`, or nullptr.

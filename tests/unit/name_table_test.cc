@@ -94,6 +94,35 @@ TEST_CASE("a name table keeps the key only for a new name", "[name-table]") {
   CHECK(table.size() == 3);
 }
 
+TEST_CASE("a cleared name table holds nothing and takes names afresh", "[name-table]") {
+  // The structure check empties its table of subgraph names after each
+  // main-graph node's subgraphs and fills it again for the next.
+  NameTable<int> table;
+  Keys keys;
+  for (int round = 0; round < 3; ++round) {
+    const size_t names = round == 1 ? 5000 : 40;  // growth in the middle round, reuse after it
+    for (size_t i = 0; i < names; ++i) {
+      auto& item = table.FindOrInsert("r" + std::to_string(round) + "/v" + std::to_string(i), keys);
+      CHECK(item.value == 0);  // a new item, not one left from before the clear
+      item.value = static_cast<int>(i) + 1;
+    }
+    CHECK(table.size() == names);
+    CHECK(table.Find("r" + std::to_string(round) + "/v0")->value == 1);
+    const size_t kept_before = keys.store.size();
+    table.FindOrInsert("r" + std::to_string(round) + "/v1", keys);
+    CHECK(keys.store.size() == kept_before);  // found, not kept again
+    table.Clear();
+    CHECK(table.size() == 0);
+    CHECK(table.Find("r" + std::to_string(round) + "/v0") == nullptr);
+    size_t seen = 0;
+    table.ForEach([&](const auto&) { ++seen; });
+    CHECK(seen == 0);
+  }
+  table.Clear();  // an empty table clears too
+  CHECK(table.FindOrInsert("after", keys).value == 0);
+  CHECK(table.size() == 1);
+}
+
 TEST_CASE("a hash set answers for every hash, 0 included, through growth", "[hash-set]") {
   HashSet set;
   for (uint64_t i = 0; i < 30000; ++i) CHECK(set.Insert(i * 0x9E3779B97F4A7C15ull));

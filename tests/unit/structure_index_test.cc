@@ -181,6 +181,49 @@ TEST_CASE("the structure check refuses across scopes as before", "[loader]") {
   }
 }
 
+// Two main-graph nodes with subgraphs: the check's table of subgraph names
+// is emptied between them.
+constexpr const char* kTwoIfs = R"(
+  < ir_version: 8, opset_import: ["" : 13] >
+  g (float[2] x, bool c) => (float[2] z) {
+    y = If(c) <
+      then_branch = t1 () => (float[2] a) { T = Neg(x)  a = Abs(T) },
+      else_branch = e1 () => (float[2] b) { b = Relu(x) }
+    >
+    z = If(c) <
+      then_branch = t2 () => (float[2] p) { U = Neg(y)  p = Abs(U) },
+      else_branch = e2 () => (float[2] q) { q = Relu(y) }
+    >
+  }
+)";
+
+TEST_CASE("the structure check scopes the subgraphs of one node apart from the next node's", "[loader]") {
+  SECTION("sound: each If's branches read the main graph") {
+    onnx::ModelProto model = ModelFromText(kTwoIfs);
+    CHECK(CheckModelStructure(model).ok());
+    CheckSameIndex(model);
+  }
+  SECTION("a later node's branch reads a value only an earlier node's branch defines") {
+    onnx::ModelProto model = ModelFromText(kTwoIfs);
+    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(0, "T");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 't2': node '#0' (Neg) reads 'T', which nothing produces");
+  }
+  SECTION("a later node's branch defines a name an earlier node's branch defined") {
+    // Not visible from there, so not a second definition in any scope.
+    onnx::ModelProto model = ModelFromText(kTwoIfs);
+    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_output(0, "T");
+    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(1)->set_input(0, "T");
+    CHECK(CheckModelStructure(model).ok());
+  }
+  SECTION("a branch defines a name twice, after an earlier node's branches") {
+    onnx::ModelProto model = ModelFromText(kTwoIfs);
+    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(1)->set_output(0, "U");
+    Status s = CheckModelStructure(model);
+    CHECK(s.message() == "graph 't2': node '#1' (Abs) writes 'U', which node '#0' (Neg) already writes");
+  }
+}
+
 TEST_CASE("a sparse initializer defines its name for the structure check", "[loader]") {
   onnx::ModelProto model = ModelFromText(R"(
     < ir_version: 8, opset_import: ["" : 13] >
