@@ -66,14 +66,29 @@ void AppendPlaceholder(size_t run, std::string* out) {
   *out += node;
 }
 
-// `bytes` with the graph field's payload replaced by `payload`.
-std::string WithGraphPayload(std::string_view bytes, const WireField& graph, const std::string& payload) {
+// `bytes` with each run's node records replaced by its placeholder, built
+// at once in one string: the model's bytes are copied once, and only when
+// enough is left as bytes to pay for the copy.
+// (`Runs`: DeferredNodes' private run records, [start, end) in `bytes`.)
+template <typename Runs>
+std::string WithPlaceholders(std::string_view bytes, const WireField& graph, const Runs& runs, uint64_t deferred_bytes) {
+  std::vector<std::string> placeholders(runs.size());
+  uint64_t payload_size = graph.end - graph.payload_start - deferred_bytes;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    AppendPlaceholder(k, &placeholders[k]);
+    payload_size += placeholders[k].size();
+  }
   std::string out;
-  out.reserve(bytes.size() - (graph.end - graph.payload_start) + payload.size() + 10);
+  out.reserve(graph.tag_end + 10 + payload_size + (bytes.size() - graph.end));
   out.append(bytes.substr(0, graph.tag_end));
-  AppendVarint(payload.size(), &out);
-  out += payload;
-  out.append(bytes.substr(graph.end));
+  AppendVarint(payload_size, &out);
+  size_t copied_to = graph.payload_start;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    out.append(bytes.substr(copied_to, runs[k].start - copied_to));
+    out += placeholders[k];
+    copied_to = runs[k].end;
+  }
+  out.append(bytes.substr(copied_to));
   return out;
 }
 
@@ -123,17 +138,12 @@ std::optional<std::string> DeferPlainNodes(FileBytes* file, uint64_t min_bytes, 
     records += f.number == kGraphNode;
   }
   out->nodes_.reserve(records);
-  std::string payload;
   uint64_t deferred_bytes = 0;
-  size_t copied_to = graph.payload_start;  // bytes before this are in `payload` or deferred
   DeferredNodes::Run run;
   auto close_run = [&] {
     if (run.count == 0) return;
-    payload.append(bytes.substr(copied_to, run.start - copied_to));
-    AppendPlaceholder(out->runs_.size(), &payload);
     out->runs_.push_back(run);
     deferred_bytes += run.end - run.start;
-    copied_to = run.end;
     run = DeferredNodes::Run();
   };
   for (size_t pos = graph.payload_start; pos < graph.end;) {
@@ -162,8 +172,7 @@ std::optional<std::string> DeferPlainNodes(FileBytes* file, uint64_t min_bytes, 
   }
   close_run();
   if (deferred_bytes == 0 || deferred_bytes < min_bytes || out->nodes_.size() > UINT32_MAX) return give_back();
-  payload.append(bytes.substr(copied_to, graph.end - copied_to));
-  return WithGraphPayload(bytes, graph, payload);
+  return WithPlaceholders(bytes, graph, out->runs_, deferred_bytes);
 }
 
 long DeferredRunOf(const onnx::NodeProto& node) {
