@@ -70,6 +70,11 @@ class GraphIndex {
   const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;
   void AttachTypeOracle(TypeOracle* oracle) { oracle_ = oracle; }
   TypeOracle* type_oracle() const { return oracle_; }
+  // False only when the load-time structure check (MainGraphIndexBuilder)
+  // saw every tensor of the model and none is stored as external data: the
+  // checks and copies of data files then have nothing to look for.
+  bool may_hold_external_data() const { return may_hold_external_data_; }
+
   // The value's producer was rewritten: it is no longer a known node.
   void ForgetProducer(const std::string& value) { Slot(value).set_producer(Producer{}); }
 
@@ -143,6 +148,7 @@ class GraphIndex {
     HashSet node_name_hashes;
   };
   std::unique_ptr<Tables> t_;
+  bool may_hold_external_data_ = true;
   std::unordered_map<std::string, int> next_suffix_;
   TypeOracle* oracle_ = nullptr;
 };
@@ -181,6 +187,9 @@ class MainGraphIndexBuilder {
   bool DefineOutput(const DeferredNode& node);
   // Whether the graph defined `value` before the current node.
   bool Defined(std::string_view value) const;
+  // What the check found of tensors stored as external data, in the whole
+  // model (subgraphs and functions too).
+  void SetExternalData(bool any) { index_.may_hold_external_data_ = any; }
   // Loads the slots of `node`'s outputs, a few nodes ahead of their turn.
   void Prefetch(const onnx::NodeProto& node) const;
   void Prefetch(const DeferredNode& node) const;

@@ -56,9 +56,14 @@ class StructureCheck {
  public:
   StructureCheck(MainGraphIndexBuilder* main, const DeferredNodes* deferred) : main_(main), deferred_(deferred) {}
 
+  // Whether a tensor the walk saw (initializers, sparse ones, attributes, at
+  // every depth) is stored as external data.
+  bool external_data() const { return external_data_; }
+
   Status Main(const onnx::GraphProto& g) {
+    Sparse(g);
     for (const auto& t : g.initializer()) {
-      Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
+      Status s = Tensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
       if (!s.ok()) return s;
     }
     constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
@@ -123,10 +128,11 @@ class StructureCheck {
     for (const auto& v : g.input()) DefineInput(v.name(), scope);
     for (const auto& t : g.initializer()) {
       DefineInput(t.name(), scope);
-      Status s = CheckTensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
+      Status s = Tensor(t, [&] { return fmt::format("graph '{}': initializer '{}'", g.name(), t.name()); });
       if (!s.ok()) return s;
     }
     for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
+    Sparse(g);
     constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
     for (int i = 0; i < g.node_size(); ++i) {
       if (i + kAhead < g.node_size())
@@ -165,11 +171,11 @@ class StructureCheck {
     for (const auto& a : node.attribute()) {
       auto what = [&] { return fmt::format("graph '{}': {} attribute '{}'", g.name(), NodeLabel(node, i), a.name()); };
       if (a.has_t()) {
-        Status s = CheckTensor(a.t(), what);
+        Status s = Tensor(a.t(), what);
         if (!s.ok()) return s;
       }
       for (const auto& t : a.tensors()) {
-        Status s = CheckTensor(t, what);
+        Status s = Tensor(t, what);
         if (!s.ok()) return s;
       }
       if (a.has_g()) {
@@ -182,6 +188,20 @@ class StructureCheck {
       }
     }
     return Status::Ok();
+  }
+
+  // CheckTensor, noting a tensor stored as external data.
+  template <typename What>
+  Status Tensor(const onnx::TensorProto& t, What what) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) external_data_ = true;
+    return CheckTensor(t, what);
+  }
+  void Sparse(const onnx::GraphProto& g) {
+    for (const auto& sp : g.sparse_initializer()) {
+      if (sp.values().data_location() == onnx::TensorProto::EXTERNAL ||
+          sp.indices().data_location() == onnx::TensorProto::EXTERNAL)
+        external_data_ = true;
+    }
   }
 
   static int IndexOf(const onnx::GraphProto& g, const onnx::NodeProto* node) {
@@ -247,18 +267,24 @@ class StructureCheck {
   NameTable<Definition> visible_;
   std::vector<std::pair<std::string_view, Definition>> undo_;
   int next_scope_ = 1;  // 0 would be the main graph's
+  bool external_data_ = false;
 };
 
 }  // namespace
 
 Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index, const DeferredNodes* deferred) {
   MainGraphIndexBuilder builder(model.graph(), deferred);
-  Status s = StructureCheck(&builder, deferred).Main(model.graph());
+  StructureCheck check(&builder, deferred);
+  Status s = check.Main(model.graph());
   if (!s.ok()) return s;
-  if (main_index) *main_index = std::move(builder).Finish();
+  bool external_data = check.external_data();
   for (const auto& f : model.functions()) {
     for (const auto& node : f.node()) {
       for (const auto& a : node.attribute()) {
+        if (a.t().data_location() == onnx::TensorProto::EXTERNAL) external_data = true;
+        for (const auto& t : a.tensors()) {
+          if (t.data_location() == onnx::TensorProto::EXTERNAL) external_data = true;
+        }
         auto what = [&] {
           return fmt::format("function '{}': node '{}' ({}) attribute '{}'", f.name(), node.name(), node.op_type(),
                              a.name());
@@ -269,6 +295,10 @@ Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index
         }
       }
     }
+  }
+  if (main_index) {
+    builder.SetExternalData(external_data);
+    *main_index = std::move(builder).Finish();
   }
   return Status::Ok();
 }

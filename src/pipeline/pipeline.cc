@@ -119,8 +119,11 @@ struct SaveFailure {
 // With `pending`, the rewrite's check still runs: a plain save writes
 // meanwhile and asks for its verdict before the file replaces anything;
 // anything else (editing the model, writing a data file) waits for it first.
+// `external_data`: false when the loaded model had no tensor stored as
+// external data (a rewrite adds none).
 SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, const std::string& output,
-                        const std::string& in_dir, const SplicedSource* spliced_source, const DeferredNodes* deferred,
+                        const std::string& in_dir, bool external_data, const SplicedSource* spliced_source,
+                        const DeferredNodes* deferred,
                         const PipelineOptions& options, uint64_t* spliced_bytes,
                         const std::function<void()>& serialized, PendingValidation* pending) {
   auto fail = [](PipelineStage stage, Status status) { return SaveFailure{stage, std::move(status)}; };
@@ -131,7 +134,7 @@ SaveFailure WriteOutput(onnx::ModelProto* model, const ModelSource& source, cons
   if (spliced_source) spliced = TakeSplicedMarks(model->mutable_graph(), *spliced_source);
   const std::string out_dir = fs::absolute(output).parent_path().string();
   // One walk over the model's tensors finds its data files for every check and the copy below.
-  std::vector<std::string> data_files = ExternalDataFiles(*model);
+  std::vector<std::string> data_files = external_data ? ExternalDataFiles(*model) : std::vector<std::string>();
   if (!data_files.empty() && !verdict().ok()) return fail(PipelineStage::kValidate, verdict());
   Status clash = OutputIsDataFile(data_files, in_dir, out_dir, output);
   if (!clash.ok()) return fail(PipelineStage::kCopyData, clash);
@@ -294,8 +297,11 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   }
   if (!model) return run.Fail(PipelineStage::kLoad, model.status());
   const std::string in_dir = ModelDir(source);
+  // The load's walk saw every tensor: with none stored as external data,
+  // nothing walks the model again to look for data files.
+  const bool external_data = main_index.may_hold_external_data();
   // Before validation or the saver reads or copies a data file. A scan reads no tensor data.
-  if (options.mode != PipelineMode::kScan) {
+  if (options.mode != PipelineMode::kScan && external_data) {
     Status data = CheckExternalData(*model, in_dir);
     if (!data.ok())
       return run.Fail(PipelineStage::kLoad, Status(data.code(), fmt::format("{}: {}", source.path, data.message())));
@@ -349,7 +355,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
       if (pending) pending->Wait();  // it reads the model
       release.Release(&*model);
     };
-    SaveFailure failure = WriteOutput(&*model, source, output, in_dir, spliced_source.get(),
+    SaveFailure failure = WriteOutput(&*model, source, output, in_dir, external_data, spliced_source.get(),
                                       deferred.run_count() > 0 ? &deferred : nullptr, options, &r.spliced_bytes, serialized,
                                       pending ? &*pending : nullptr);
     if (pending) {

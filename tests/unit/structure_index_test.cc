@@ -224,6 +224,72 @@ TEST_CASE("the structure check scopes the subgraphs of one node apart from the n
   }
 }
 
+TEST_CASE("the structure check tells whether any tensor is stored as external data", "[loader]") {
+  auto externalize = [](onnx::TensorProto* t) {
+    t->clear_raw_data();
+    t->clear_float_data();
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* kv = t->add_external_data();
+    kv->set_key("location");
+    kv->set_value("w.bin");
+  };
+  auto external_data = [](const onnx::ModelProto& model) {
+    GraphIndex index;
+    REQUIRE(CheckModelStructure(model, &index).ok());
+    return index.may_hold_external_data();
+  };
+  onnx::ModelProto model = ModelFromText(kWithIf);
+  CHECK_FALSE(external_data(model));
+  CHECK(GraphIndex().may_hold_external_data());  // not checked: it may
+  SECTION("a main-graph initializer") {
+    externalize(model.mutable_graph()->mutable_initializer(0));
+    CHECK(external_data(model));
+  }
+  SECTION("an initializer of a subgraph") {
+    auto* branch = model.mutable_graph()->mutable_node(2)->mutable_attribute(0)->mutable_g();
+    auto* t = branch->add_initializer();
+    t->set_name("bk");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(1);
+    externalize(t);
+    CHECK(external_data(model));
+  }
+  SECTION("a Constant's value in a subgraph") {
+    auto* branch = model.mutable_graph()->mutable_node(2)->mutable_attribute(1)->mutable_g();
+    auto* c = branch->add_node();
+    c->set_op_type("Constant");
+    c->add_output("ck");
+    auto* a = c->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    externalize(a->mutable_t());
+    CHECK(external_data(model));
+  }
+  SECTION("a sparse initializer's values") {
+    auto* sp = model.mutable_graph()->add_sparse_initializer();
+    sp->mutable_values()->set_name("s");
+    sp->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+    sp->mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+    sp->add_dims(4);
+    externalize(sp->mutable_values());
+    CHECK(external_data(model));
+  }
+  SECTION("a tensor list attribute of a function's node") {
+    auto* f = model.add_functions();
+    f->set_name("f");
+    f->set_domain("local");
+    auto* n = f->add_node();
+    n->set_op_type("Custom");
+    n->set_domain("local");
+    auto* a = n->add_attribute();
+    a->set_name("ts");
+    a->set_type(onnx::AttributeProto::TENSORS);
+    externalize(a->add_tensors());
+    CHECK(external_data(model));
+  }
+}
+
 TEST_CASE("a sparse initializer defines its name for the structure check", "[loader]") {
   onnx::ModelProto model = ModelFromText(R"(
     < ir_version: 8, opset_import: ["" : 13] >
