@@ -48,7 +48,10 @@ class TreeRewriter {
 
   void RewriteNodes(NodeList* nodes, const std::string& path) {
     NodeListEditor editor(nodes);
-    const SharedString graph = interner_->String(path);
+    // Made at the list's first unmapped node, shared by its others: a path
+    // names one list, so there is nothing to intern it against, and most
+    // lists of a model have no unmapped node.
+    SharedString graph;
     for (int i = 0; i < nodes->size(); ++i) {
       onnx::NodeProto* node = nodes->Mutable(i);
       // Nodes left as bytes: plain operators, never a candidate.
@@ -64,6 +67,7 @@ class TreeRewriter {
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
       NodeOutcome outcome;
+      if (graph.empty()) graph = SharedString(path);
       outcome.graph = graph;
       outcome.node = node->name();
       outcome.op = interner_->String(OpName(*node));
