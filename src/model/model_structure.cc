@@ -23,11 +23,13 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
 
 std::string DimsText(const onnx::TensorProto& t) { return fmt::format("[{}]", fmt::join(t.dims(), ", ")); }
 
+bool IsExternal(const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; }
+
 // `what()` names the tensor ("initializer 'w'", "node 'n' (Constant) attribute
 // 'value'"); called only to report a fault.
 template <typename What>
 Status CheckTensor(const onnx::TensorProto& t, What what) {
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) return Status::Ok();  // CheckExternalData's job
+  if (IsExternal(t)) return Status::Ok();  // CheckExternalData's job
   const std::optional<int64_t> declared = DeclaredElementCount(t);
   if (!declared)
     return Status(ErrorCode::kInvalidModel,
@@ -57,8 +59,26 @@ class StructureCheck {
   StructureCheck(MainGraphIndexBuilder* main, const DeferredNodes* deferred) : main_(main), deferred_(deferred) {}
 
   // Whether a tensor the walk saw (initializers, sparse ones, attributes, at
-  // every depth) is stored as external data.
+  // every depth, in functions too) is stored as external data.
   bool external_data() const { return external_data_; }
+
+  // The inline tensors of model-local functions' nodes.
+  Status Functions(const onnx::ModelProto& model) {
+    for (const auto& f : model.functions()) {
+      for (const auto& node : f.node()) {
+        for (const auto& a : node.attribute()) {
+          for (const auto& t : a.tensors()) external_data_ |= IsExternal(t);
+          if (!a.has_t()) continue;
+          Status s = Tensor(a.t(), [&] {
+            return fmt::format("function '{}': node '{}' ({}) attribute '{}'", f.name(), node.name(), node.op_type(),
+                               a.name());
+          });
+          if (!s.ok()) return s;
+        }
+      }
+    }
+    return Status::Ok();
+  }
 
   Status Main(const onnx::GraphProto& g) {
     Sparse(g);
@@ -193,15 +213,11 @@ class StructureCheck {
   // CheckTensor, noting a tensor stored as external data.
   template <typename What>
   Status Tensor(const onnx::TensorProto& t, What what) {
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) external_data_ = true;
+    external_data_ |= IsExternal(t);
     return CheckTensor(t, what);
   }
   void Sparse(const onnx::GraphProto& g) {
-    for (const auto& sp : g.sparse_initializer()) {
-      if (sp.values().data_location() == onnx::TensorProto::EXTERNAL ||
-          sp.indices().data_location() == onnx::TensorProto::EXTERNAL)
-        external_data_ = true;
-    }
+    for (const auto& sp : g.sparse_initializer()) external_data_ |= IsExternal(sp.values()) || IsExternal(sp.indices());
   }
 
   static int IndexOf(const onnx::GraphProto& g, const onnx::NodeProto* node) {
@@ -277,27 +293,10 @@ Status CheckModelStructure(const onnx::ModelProto& model, GraphIndex* main_index
   StructureCheck check(&builder, deferred);
   Status s = check.Main(model.graph());
   if (!s.ok()) return s;
-  bool external_data = check.external_data();
-  for (const auto& f : model.functions()) {
-    for (const auto& node : f.node()) {
-      for (const auto& a : node.attribute()) {
-        if (a.t().data_location() == onnx::TensorProto::EXTERNAL) external_data = true;
-        for (const auto& t : a.tensors()) {
-          if (t.data_location() == onnx::TensorProto::EXTERNAL) external_data = true;
-        }
-        auto what = [&] {
-          return fmt::format("function '{}': node '{}' ({}) attribute '{}'", f.name(), node.name(), node.op_type(),
-                             a.name());
-        };
-        if (a.has_t()) {
-          Status t = CheckTensor(a.t(), what);
-          if (!t.ok()) return t;
-        }
-      }
-    }
-  }
+  s = check.Functions(model);
+  if (!s.ok()) return s;
   if (main_index) {
-    builder.SetExternalData(external_data);
+    builder.SetExternalData(check.external_data());
     *main_index = std::move(builder).Finish();
   }
   return Status::Ok();

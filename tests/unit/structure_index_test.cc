@@ -198,6 +198,8 @@ constexpr const char* kTwoIfs = R"(
 )";
 
 TEST_CASE("the structure check scopes the subgraphs of one node apart from the next node's", "[loader]") {
+  // The second If's then branch, 't2'.
+  auto t2 = [](onnx::ModelProto* model) { return model->mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g(); };
   SECTION("sound: each If's branches read the main graph") {
     onnx::ModelProto model = ModelFromText(kTwoIfs);
     CHECK(CheckModelStructure(model).ok());
@@ -205,20 +207,20 @@ TEST_CASE("the structure check scopes the subgraphs of one node apart from the n
   }
   SECTION("a later node's branch reads a value only an earlier node's branch defines") {
     onnx::ModelProto model = ModelFromText(kTwoIfs);
-    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(0, "T");
+    t2(&model)->mutable_node(0)->set_input(0, "T");
     Status s = CheckModelStructure(model);
     CHECK(s.message() == "graph 't2': node '#0' (Neg) reads 'T', which nothing produces");
   }
   SECTION("a later node's branch defines a name an earlier node's branch defined") {
     // Not visible from there, so not a second definition in any scope.
     onnx::ModelProto model = ModelFromText(kTwoIfs);
-    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_output(0, "T");
-    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(1)->set_input(0, "T");
+    t2(&model)->mutable_node(0)->set_output(0, "T");
+    t2(&model)->mutable_node(1)->set_input(0, "T");
     CHECK(CheckModelStructure(model).ok());
   }
   SECTION("a branch defines a name twice, after an earlier node's branches") {
     onnx::ModelProto model = ModelFromText(kTwoIfs);
-    model.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(1)->set_output(0, "U");
+    t2(&model)->mutable_node(1)->set_output(0, "U");
     Status s = CheckModelStructure(model);
     CHECK(s.message() == "graph 't2': node '#1' (Abs) writes 'U', which node '#0' (Neg) already writes");
   }
