@@ -173,7 +173,7 @@ class StructureCheck {
           return Status(ErrorCode::kInvalidModel, fmt::format("graph '{}': {} writes '{}', which {}", g.name(),
                                                               NodeLabel(node, i), out, first));
         }
-        Define(out, &d, scope, i);
+        Define(&d, scope, i);
       }
     }
     for (const auto& o : g.output()) {
@@ -261,18 +261,19 @@ class StructureCheck {
   void DefineInput(std::string_view name, int scope) {
     Definition& d = Lookup(name);
     if (d.scopes > 0 && d.scope == scope) return;
-    Define(name, &d, scope, -1);
+    Define(&d, scope, -1);
   }
   // Shadowing an outer name is left to ONNX's checker; here it only has to be
-  // undone right.
-  void Define(std::string_view name, Definition* d, int scope, int writer) {
-    undo_.push_back({name, *d});
+  // undone right. Items never move, so the undo keeps the definition's
+  // address, not its name to look up again.
+  void Define(Definition* d, int scope, int writer) {
+    undo_.push_back({d, *d});
     *d = Definition{d->scopes + 1, scope, writer};
   }
   void Undo(size_t mark) {
     while (undo_.size() > mark) {
-      const auto& [name, previous] = undo_.back();
-      visible_.Find(name)->value = previous;
+      const auto& [where, previous] = undo_.back();
+      *where = previous;
       undo_.pop_back();
     }
   }
@@ -281,7 +282,7 @@ class StructureCheck {
   const DeferredNodes* deferred_;
   size_t runs_seen_ = 0;
   NameTable<Definition> visible_;
-  std::vector<std::pair<std::string_view, Definition>> undo_;
+  std::vector<std::pair<Definition*, Definition>> undo_;
   int next_scope_ = 1;  // 0 would be the main graph's
   bool external_data_ = false;
 };

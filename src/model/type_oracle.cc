@@ -1,6 +1,7 @@
 #include "model/type_oracle.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <unordered_set>
 #include <optional>
 #include <string_view>
@@ -51,15 +52,29 @@ const std::string& KeyOutput(const onnx::NodeProto& node) {
 }  // namespace
 
 // ONNX infers these with propagateShapeAndTypeFromFirstInput. Typing a long
-// chain of them needs no per-node inference context.
+// chain of them needs no per-node inference context. Asked once per node
+// typed: a switch on the first letter compares a few names, not a hash.
 bool SameTypeAsInput(std::string_view op) {
-  static const std::unordered_set<std::string_view, NameHasher> kOps = {
-      "Abs",      "Acos",     "Acosh",    "Asin",    "Asinh",       "Atan",   "Atanh",    "Ceil",
-      "Celu",     "Cos",      "Cosh",     "Elu",     "Erf",         "Exp",    "Floor",    "HardSigmoid",
-      "HardSwish", "LeakyRelu", "Log",     "Neg",     "Not",         "Reciprocal", "Relu", "Round",
-      "Selu",     "Sigmoid",  "Sign",     "Sin",     "Sinh",        "Softplus", "Softsign", "Sqrt",
-      "Tan",      "Tanh",     "ThresholdedRelu"};
-  return kOps.count(op) > 0;
+  if (op.empty()) return false;
+  auto any_of = [op](std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) {
+      if (op == n) return true;
+    }
+    return false;
+  };
+  switch (op[0]) {
+    case 'A': return any_of({"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh"});
+    case 'C': return any_of({"Ceil", "Celu", "Cos", "Cosh"});
+    case 'E': return any_of({"Elu", "Erf", "Exp"});
+    case 'F': return op == "Floor";
+    case 'H': return any_of({"HardSigmoid", "HardSwish"});
+    case 'L': return any_of({"LeakyRelu", "Log"});
+    case 'N': return any_of({"Neg", "Not"});
+    case 'R': return any_of({"Reciprocal", "Relu", "Round"});
+    case 'S': return any_of({"Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt"});
+    case 'T': return any_of({"Tan", "Tanh", "ThresholdedRelu"});
+    default: return false;
+  }
 }
 
 bool SameTypeAsEqualInputs(std::string_view op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
@@ -207,16 +222,11 @@ GraphIndex::Entry* TypeOracle::StateOf(const onnx::NodeProto& node, std::string_
 // Each frame carries the index entries it has found (the node's state, the
 // entry of its one input), so a walked node costs one lookup, not six.
 void TypeOracle::Resolve(const Producer& start, GraphIndex::Entry* state) {
-  // A frame is a parsed node or a node left as bytes (deferred), whose one
-  // output's entry is its state.
-  struct Frame {
-    const onnx::NodeProto* node;
-    const DeferredNode* deferred;
-    GraphIndex::Entry* state;  // the entry of its key output: its walk state, then its type
-    GraphIndex::Entry* input;  // the entry of its input, for a node of one input
-    bool expanded;
-  };
-  std::vector<Frame> stack{{start.node, start.deferred, state, nullptr, false}};
+  // The stack of the last walk, emptied: its capacity is kept (a rule's
+  // every input starts a walk, most of a few frames).
+  std::vector<ResolveFrame>& stack = resolve_stack_;
+  stack.clear();
+  stack.push_back({start.node, start.deferred, state, nullptr, false});
   // Pushes the producer of `in` (entry `e`) when it is still to be typed.
   auto push_producer = [&](GraphIndex::Entry* e, std::string_view in) {
     if (!e || Known(e)) return;
@@ -231,7 +241,7 @@ void TypeOracle::Resolve(const Producer& start, GraphIndex::Entry* state) {
     if (!producer_state->inferred) stack.push_back({p.node, nullptr, producer_state, nullptr, false});
   };
   while (!stack.empty()) {
-    Frame& top = stack.back();
+    ResolveFrame& top = stack.back();
     if (!top.expanded) {
       // Done, or expanded by a second copy pushed later (a diamond) and finished since.
       const onnx::TypeProto*& walk = top.state->inferred;
@@ -259,7 +269,7 @@ void TypeOracle::Resolve(const Producer& start, GraphIndex::Entry* state) {
       }
       continue;
     }
-    const Frame done = top;
+    const ResolveFrame done = top;
     stack.pop_back();
     if (done.deferred) {
       InferDeferred(done.input, done.state);
@@ -427,7 +437,11 @@ bool TypeOracle::InputTypesAllowed(const onnx::NodeProto& node, const onnx::OpSc
 bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
   if (!IsDefaultDomain(node.domain())) return false;
   const int n = node.output_size();
-  std::vector<onnx::TypeProto> types(static_cast<size_t>(n));
+  // Each output's type: the body's declared one as it stands (the usual
+  // case: no copy), or a type made from it in `made`.
+  std::vector<const onnx::TypeProto*> types(static_cast<size_t>(n), nullptr);
+  std::vector<onnx::TypeProto> made;
+  made.reserve(static_cast<size_t>(n));  // `types` points into it
   if (node.op_type() == "If") {
     const onnx::GraphProto* then_branch = GraphAttribute(node, "then_branch");
     const onnx::GraphProto* else_branch = GraphAttribute(node, "else_branch");
@@ -437,8 +451,13 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
       const auto& b = else_branch->output(k);
       if (!FullyDeclared(a) || !FullyDeclared(b) || a.type().tensor_type().elem_type() != b.type().tensor_type().elem_type())
         return false;
-      types[static_cast<size_t>(k)] = a.type();
-      KeepCommonShape(b.type().tensor_type(), types[static_cast<size_t>(k)].mutable_tensor_type());
+      if (SameStaticTensorType(a.type(), b.type())) {
+        types[static_cast<size_t>(k)] = &a.type();
+        continue;
+      }
+      made.push_back(a.type());
+      KeepCommonShape(b.type().tensor_type(), made.back().mutable_tensor_type());
+      types[static_cast<size_t>(k)] = &made.back();
     }
   } else if (node.op_type() == "Loop") {
     const onnx::GraphProto* body = GraphAttribute(node, "body");
@@ -447,20 +466,23 @@ bool TypeOracle::InferFromBodies(const onnx::NodeProto& node) {
     for (int k = 0; k < n; ++k) {
       const auto& out = body->output(k + 1);  // after the condition
       if (!FullyDeclared(out)) return false;
-      onnx::TypeProto& t = types[static_cast<size_t>(k)];
-      t = out.type();
-      if (k >= carried && t.tensor_type().has_shape()) {
-        onnx::TensorShapeProto stacked;
-        stacked.add_dim();  // the number of iterations
-        for (const auto& d : t.tensor_type().shape().dim()) *stacked.add_dim() = d;
-        *t.mutable_tensor_type()->mutable_shape() = std::move(stacked);
+      if (k < carried || !out.type().tensor_type().has_shape()) {
+        types[static_cast<size_t>(k)] = &out.type();
+        continue;
       }
+      // A scan output stacks the body's value over the iterations.
+      made.push_back(out.type());
+      onnx::TensorShapeProto stacked;
+      stacked.add_dim();  // the number of iterations
+      for (const auto& d : out.type().tensor_type().shape().dim()) *stacked.add_dim() = d;
+      *made.back().mutable_tensor_type()->mutable_shape() = std::move(stacked);
+      types[static_cast<size_t>(k)] = &made.back();
     }
   } else {
     return false;
   }
   for (int k = 0; k < n; ++k) {
-    if (!node.output(k).empty()) Note(node.output(k), types[static_cast<size_t>(k)]);
+    if (!node.output(k).empty()) Note(node.output(k), *types[static_cast<size_t>(k)]);
   }
   return true;
 }

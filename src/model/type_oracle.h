@@ -88,6 +88,15 @@ class TypeOracle {
   // untyped producers it waits for; `state` is StateOf(node), or for a node
   // left as bytes the entry of its output.
   void Resolve(const Producer& start, GraphIndex::Entry* state);
+  // A frame of Resolve's walk: a parsed node or a node left as bytes
+  // (deferred), whose one output's entry is its state.
+  struct ResolveFrame {
+    const onnx::NodeProto* node;
+    const DeferredNode* deferred;
+    GraphIndex::Entry* state;  // the entry of its key output: its walk state, then its type
+    GraphIndex::Entry* input;  // the entry of its input, for a node of one input
+    bool expanded;
+  };
   // A node left as bytes has its input's type, as InferSameAsInput gives.
   void InferDeferred(GraphIndex::Entry* input, GraphIndex::Entry* output);
   // Index entries of a node's one input and its key output, when the caller
@@ -137,6 +146,9 @@ class TypeOracle {
   std::vector<std::pair<const std::string*, onnx::DataType>> bound_params_;
   // Values of the Constants of the replacement being typed (not in the index yet).
   std::unordered_map<std::string, const onnx::TensorProto*> emitted_data_;
+  // Resolve's stack, kept between walks (Resolve does not recurse: Infer
+  // reads only types already known).
+  std::vector<ResolveFrame> resolve_stack_;
   size_t nodes_typed_ = 0;
 };
 

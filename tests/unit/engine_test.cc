@@ -576,6 +576,46 @@ TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]")
   CHECK(report->remaining[2].reason.find("the rank of 'u' is not known") != std::string::npos);
 }
 
+TEST_CASE("If and Loop outputs keep their bodies' whole static shapes", "[engine]") {
+  // Branches that agree give their type as it stands, a loop-carried value
+  // its body's; branches that differ keep the dims they share, and a scan
+  // output gains a leading dim of unknown size.
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "dims(self) == [2, 3]", "out = Identity(self)");
+  auto model = ModelFromText(R"(
+    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
+    g (bool c, float[2,3] x, int64 n) => (float y, float z, float w, float v) {
+      u = custom.Op(x)
+      i = If(c) <
+        then_branch = t () => (float[2,3] a) { a = Relu(u) },
+        else_branch = e () => (float[2,3] b) { b = Neg(u) }
+      >
+      j = If(c) <
+        then_branch = t2 () => (float[2,3] a2) { a2 = Relu(u) },
+        else_branch = e2 () => (float[2,4] b2) { b2 = Neg(u) }
+      >
+      s, k = Loop(n, c, x) <
+        body = bd (int64 it, bool ci, float[2,3] xi) => (bool co, float[2,3] xo, float[2,3] ko) {
+          co = Identity(ci)
+          xo = Add(xi, u)
+          ko = Identity(xo)
+        }
+      >
+      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(i)
+      z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(j)
+      w = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(s)
+      v = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(k)
+    })");
+  auto report = RewriteModel(&model, rules, {});
+  REQUIRE(report.ok());
+  std::vector<std::string> left;
+  for (const auto& r : report->remaining) left.push_back(r.op.str() + " " + r.reason);
+  INFO(fmt::format("{}", fmt::join(left, "\n")));
+  CHECK(report->rewritten.size() == 2);  // mm2(i), mm2(s)
+  REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(j): [2, None], mm2(k): rank 3
+  CHECK(report->remaining[1].reason.find("dims(self) == [2, 3]") != std::string::npos);
+  CHECK(report->remaining[2].reason.find("dims(self) == [2, 3]") != std::string::npos);
+}
+
 TEST_CASE("If outputs with symbolic dims are still inferred through the branches", "[engine]") {
   // The branches declare [N, 3]; ONNX's inference of them knows N is 2, which
   // dims() reads. The declared types alone would say None.

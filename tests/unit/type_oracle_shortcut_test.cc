@@ -4,6 +4,7 @@
 // untyped, where ONNX would throw). Both rest on what ONNX 1.12's inference
 // functions do; this checks them against the linked library, schema version
 // by schema version.
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -95,6 +96,27 @@ TEST_CASE("past a value no rule types, the oracle leaves a chain untyped and sti
   const remap::TensorType y = oracle.TypeOf("y");
   CHECK(y.elem_type == onnx::TensorProto::FLOAT);
   CHECK(y.rank == 2);
+}
+
+TEST_CASE("the same-type unary operators are 35 ONNX operator names, matched whole", "[type_oracle]") {
+  std::set<std::string> named;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    if (schema.domain().empty() && remap::SameTypeAsInput(schema.Name())) named.insert(schema.Name());
+  }
+  CHECK(named.size() == 35);
+  // Each is matched as a whole name, in its own case.
+  for (const std::string& op : named) {
+    INFO(op);
+    const std::string shorter = op.substr(0, op.size() - 1);  // Acosh's is Acos, itself one
+    CHECK(remap::SameTypeAsInput(shorter) == (named.count(shorter) > 0));
+    CHECK_FALSE(remap::SameTypeAsInput(op + "x"));
+    std::string lower = op;
+    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
+    CHECK_FALSE(remap::SameTypeAsInput(lower));
+  }
+  CHECK_FALSE(remap::SameTypeAsInput(""));
+  CHECK_FALSE(remap::SameTypeAsInput("Relu6"));
+  CHECK_FALSE(remap::SameTypeAsInput("Shrink"));
 }
 
 TEST_CASE("ONNX infers the two-input operators the oracle types from equal inputs as it assumes", "[type_oracle]") {
