@@ -27,6 +27,7 @@
 #   chain        1M nodes                     layers      48 x D=832, 1.6 GB embedded
 #   layers-ext   the same as external data    layers-6g   48 x D=1664, 6.4 GB external
 #   control      400 If/Loop blocks (8k nodes)
+#   control4k    4,000 blocks (80k nodes)     control40k  40,000 blocks (800k nodes)
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$SRC/build
@@ -78,6 +79,8 @@ gen_args() {
     layers-ext) echo "layers --layers 48 --hidden 832 --external" ;;
     layers-6g) echo "layers --layers 48 --hidden 1664 --external" ;;
     control) echo "control --blocks 400" ;;
+    control4k) echo "control --blocks 4000" ;;
+    control40k) echo "control --blocks 40000" ;;
     *) return 1 ;;
   esac
 }
