@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <unordered_set>
 #include <optional>
 #include <string_view>
 
@@ -12,7 +11,6 @@
 
 #include "model/deferred_nodes.h"
 #include "model/inference_guard.h"
-#include "model/name_hash.h"
 #include "model/opset_import.h"
 #include "model/schema_lookup.h"
 
