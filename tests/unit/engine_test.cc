@@ -537,39 +537,54 @@ TEST_CASE("a type the model records holds after its producer was walked for anot
   CHECK(report->rewritten.size() == 1);
 }
 
-TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]") {
-  // The bodies read `u`, which nothing types (custom.Op has no schema): the
-  // oracle types the If and Loop outputs from what their bodies declare, as
-  // torch's exporter writes them, without inferring the bodies.
-  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 2 and dtype(self) == 'float32'",
-                             "out = Identity(self)");
-  auto model = ModelFromText(R"(
+namespace {
+
+// If and Loop outputs whose bodies read `u`, which nothing types (custom.Op
+// has no schema): i = If with branches of [2,3] and [2, else_last_dim];
+// s, k = Loop with s carried ([2,3]) and k a scan output; an mm2 ATen node
+// reads each of i, s, k and u.
+onnx::ModelProto BodiesModel(int else_last_dim) {
+  return ModelFromText(fmt::format(R"(
     < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
-    g (bool c, float[2,3] x, int64 n) => (float y, float z, float w, float v) {
+    g (bool c, float[2,3] x, int64 n) => (float y, float z, float w, float v) {{
       u = custom.Op(x)
       i = If(c) <
-        then_branch = t () => (float[2,3] a) { a = Relu(u) },
-        else_branch = e () => (float[2,4] b) { b = Neg(u) }
+        then_branch = t () => (float[2,3] a) {{ a = Relu(u) }},
+        else_branch = e () => (float[2,{}] b) {{ b = Neg(u) }}
       >
       s, k = Loop(n, c, x) <
-        body = bd (int64 it, bool ci, float[2,3] xi) => (bool co, float[2,3] xo, float[2,3] ko) {
+        body = bd (int64 it, bool ci, float[2,3] xi) => (bool co, float[2,3] xo, float[2,3] ko) {{
           co = Identity(ci)
           xo = Add(xi, u)
           ko = Identity(xo)
-        }
+        }}
       >
       y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(i)
       z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(s)
       w = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(k)
       v = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(u)
-    })");
+    }})", else_last_dim));
+}
+
+std::string RemainingText(const RewriteReport& report) {
+  std::vector<std::string> left;
+  for (const auto& r : report.remaining) left.push_back(r.op.str() + " " + r.reason);
+  return fmt::format("{}", fmt::join(left, "\n"));
+}
+
+}  // namespace
+
+TEST_CASE("If and Loop outputs take the types their bodies declare", "[engine]") {
+  // The oracle types the If and Loop outputs from what their bodies declare,
+  // as torch's exporter writes them, without inferring the bodies.
+  RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "rank(self) == 2 and dtype(self) == 'float32'",
+                             "out = Identity(self)");
+  auto model = BodiesModel(4);
   auto report = RewriteModel(&model, rules, {});
   REQUIRE(report.ok());
   // i: float, rank 2 (the branches agree on the rank, not on the last dim);
   // s: the loop-carried [2,3]; k: a scan output, [iterations, 2, 3], rank 3.
-  std::vector<std::string> left;
-  for (const auto& r : report->remaining) left.push_back(r.op.str() + " " + r.reason);
-  INFO(fmt::format("{}", fmt::join(left, "\n")));
+  INFO(RemainingText(*report));
   CHECK(report->rewritten.size() == 2);
   REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(k) (rank 3), mm2(u) (untyped)
   CHECK(report->remaining[1].reason.find("rank(self) == 2") != std::string::npos);
@@ -581,39 +596,25 @@ TEST_CASE("If and Loop outputs keep their bodies' whole static shapes", "[engine
   // its body's; branches that differ keep the dims they share, and a scan
   // output gains a leading dim of unknown size.
   RuleSet rules = GuardedMm2("aten::mm2(Tensor self) -> Tensor", "dims(self) == [2, 3]", "out = Identity(self)");
-  auto model = ModelFromText(R"(
-    < ir_version: 7, opset_import: ["" : 13, "org.pytorch.aten" : 1, "custom" : 1] >
-    g (bool c, float[2,3] x, int64 n) => (float y, float z, float w, float v) {
-      u = custom.Op(x)
-      i = If(c) <
-        then_branch = t () => (float[2,3] a) { a = Relu(u) },
-        else_branch = e () => (float[2,3] b) { b = Neg(u) }
-      >
-      j = If(c) <
-        then_branch = t2 () => (float[2,3] a2) { a2 = Relu(u) },
-        else_branch = e2 () => (float[2,4] b2) { b2 = Neg(u) }
-      >
-      s, k = Loop(n, c, x) <
-        body = bd (int64 it, bool ci, float[2,3] xi) => (bool co, float[2,3] xo, float[2,3] ko) {
-          co = Identity(ci)
-          xo = Add(xi, u)
-          ko = Identity(xo)
-        }
-      >
-      y = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(i)
-      z = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(j)
-      w = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(s)
-      v = org.pytorch.aten.ATen<operator = "mm2", overload_name = "">(k)
-    })");
-  auto report = RewriteModel(&model, rules, {});
-  REQUIRE(report.ok());
-  std::vector<std::string> left;
-  for (const auto& r : report->remaining) left.push_back(r.op.str() + " " + r.reason);
-  INFO(fmt::format("{}", fmt::join(left, "\n")));
-  CHECK(report->rewritten.size() == 2);  // mm2(i), mm2(s)
-  REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(j): [2, None], mm2(k): rank 3
-  CHECK(report->remaining[1].reason.find("dims(self) == [2, 3]") != std::string::npos);
-  CHECK(report->remaining[2].reason.find("dims(self) == [2, 3]") != std::string::npos);
+  {
+    auto model = BodiesModel(3);
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    INFO(RemainingText(*report));
+    CHECK(report->rewritten.size() == 2);  // mm2(i), mm2(s)
+    REQUIRE(report->remaining.size() == 3);  // custom.Op, mm2(k): rank 3, mm2(u): untyped
+    CHECK(report->remaining[1].reason.find("dims(self) == [2, 3]") != std::string::npos);
+  }
+  {
+    auto model = BodiesModel(4);
+    auto report = RewriteModel(&model, rules, {});
+    REQUIRE(report.ok());
+    INFO(RemainingText(*report));
+    CHECK(report->rewritten.size() == 1);  // mm2(s)
+    REQUIRE(report->remaining.size() == 4);  // custom.Op, mm2(i): [2, None], mm2(k), mm2(u)
+    CHECK(report->remaining[1].reason.find("dims(self) == [2, 3]") != std::string::npos);
+    CHECK(report->remaining[2].reason.find("dims(self) == [2, 3]") != std::string::npos);
+  }
 }
 
 TEST_CASE("If outputs with symbolic dims are still inferred through the branches", "[engine]") {
