@@ -88,6 +88,7 @@ class TreeRewriter {
         continue;
       }
       if (m.replayed) ++report_->replacements_replayed;
+      if (m.replayed_by_node_key) ++report_->replayed_by_node_key;
       outcome.rule = interner_->String(m.rule->id);
       outcome.rule_location = m.alternative->location;
       std::vector<std::string> emitted;

@@ -45,6 +45,8 @@ struct RewriteReport {
   // Rewritten nodes whose replacement was a copy of one made for a node
   // matched alike (RewriteOptions::memo_entries), not made afresh.
   size_t replacements_replayed = 0;
+  // Of those, the ones found by the node's own key, with no rule bound.
+  size_t replayed_by_node_key = 0;
 };
 
 }  // namespace remap

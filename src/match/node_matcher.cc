@@ -120,6 +120,30 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     result.refusal = Refusal::kNoRule;
     return result;
   }
+  // A node alike in all a match reads to one matched before: that match's
+  // replacement again, with this node's names.
+  std::optional<ReplacementMemo::NodeKey> node_key;
+  if (context.memo) node_key = context.memo->NodeKeyOf(node, form, *index, context.oracle);
+  if (node_key) {
+    if (const ReplacementMemo::NodeEntry* hit = context.memo->FindNode(*node_key)) {
+      result.candidates = hit->entry->outcomes;
+      context.memo->Replay(*hit->entry, node, *hit->rule, index, context.oracle, &result.replacement);
+      result.ok = true;
+      result.replayed = true;
+      result.replayed_by_node_key = true;
+      result.rule = hit->rule;
+      result.alternative = hit->entry->alternative;
+      return result;
+    }
+  }
+  // Whether a match of this node may serve others of its node key (StoreNode).
+  auto node_storable = [&](const Binding& binding, size_t outcomes_before) {
+    if (!node_key || outcomes_before != 0) return false;
+    for (const BoundArgument& b : binding.args()) {
+      if (!b.not_constant.empty()) return false;
+    }
+    return true;
+  };
   std::vector<std::string> reasons;
   int needs_opset = 0;
   bool only_opset = true;
@@ -167,6 +191,8 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
     if (context.memo) memo_key = ReplacementMemo::KeyOf(node, *rule, binding, *index, context.oracle);
     if (memo_key) {
       if (const ReplacementMemo::Entry* hit = context.memo->Find(*memo_key)) {
+        if (node_storable(binding, result.candidates.size()))
+          context.memo->StoreNode(std::move(*node_key), hit, *rule, memo_key->typed_inputs);
         result.candidates.insert(result.candidates.end(), hit->outcomes.begin(), hit->outcomes.end());
         context.memo->Replay(*hit, node, *rule, index, context.oracle, &result.replacement);
         result.ok = true;
@@ -258,11 +284,15 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         // A guard error's message may quote a value of this node; the rest name the rule only.
         for (size_t k = outcomes_before; k < result.candidates.size(); ++k)
           replayable = replayable && result.candidates[k].refusal != Refusal::kGuardError;
-        if (replayable)
-          context.memo->Store(std::move(*memo_key), node, *alt, nodes, emitted,
-                              context.oracle->TypingOf(nodes, typed_before),
-                              std::vector<CandidateOutcome>(result.candidates.begin() + static_cast<long>(outcomes_before),
-                                                            result.candidates.end()));
+        if (replayable) {
+          const uint64_t typed_inputs = memo_key->typed_inputs;
+          const ReplacementMemo::Entry* entry = context.memo->Store(
+              std::move(*memo_key), node, *alt, nodes, emitted, context.oracle->TypingOf(nodes, typed_before),
+              std::vector<CandidateOutcome>(result.candidates.begin() + static_cast<long>(outcomes_before),
+                                            result.candidates.end()));
+          if (node_storable(binding, outcomes_before))
+            context.memo->StoreNode(std::move(*node_key), entry, *rule, typed_inputs);
+        }
       }
       result.ok = true;
       result.rule = rule;

@@ -35,6 +35,8 @@ struct MatchResult {
   std::vector<CandidateOutcome> candidates;
   // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
   bool replayed = false;
+  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf).
+  bool replayed_by_node_key = false;
 };
 
 // Instantiates a fitting alternative's replacement (the rewriters' job; the

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "match/constant_reader.h"
+#include "match/tensor_value.h"
 
 namespace remap {
 
@@ -158,10 +159,143 @@ const ReplacementMemo::Entry* ReplacementMemo::Find(const Key& key) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-void ReplacementMemo::Store(Key key, const onnx::NodeProto& node, const Alternative& alternative,
-                            const std::vector<onnx::NodeProto>& nodes, const EmitRecord& record,
-                            TypeOracle::ReplacementTyping typing, std::vector<CandidateOutcome> outcomes) {
-  if (!record.replayable || entries_.size() >= max_entries_) return;
+namespace {
+
+// Node keys are looked up before any rule is bound: past this many lookups,
+// a model whose nodes are mostly unlike one another stops paying for them.
+constexpr size_t kNodeKeyTrial = 4096;
+
+void PutMessage(KeyBytes* key, const google::protobuf::MessageLite& m) {
+  std::string bytes;
+  m.AppendToString(&bytes);
+  PutString(key, bytes);
+}
+
+// A Constant's tensor as torch writes it (type, dims and raw bytes, nothing
+// else that a reader could take the data from) keyed by those fields; any
+// other attribute by its serialized bytes, which hold everything.
+void PutConstantAttribute(KeyBytes* key, const onnx::AttributeProto& attr) {
+  const onnx::TensorProto& t = attr.t();
+  if (attr.type() == onnx::AttributeProto::TENSOR && attr.has_t() && attr.ref_attr_name().empty() &&
+      t.has_raw_data() && t.data_location() == onnx::TensorProto::DEFAULT && !t.has_segment() &&
+      t.float_data_size() == 0 && t.int32_data_size() == 0 && t.string_data_size() == 0 &&
+      t.int64_data_size() == 0 && t.double_data_size() == 0 && t.uint64_data_size() == 0 &&
+      t.external_data_size() == 0) {
+    Put<uint8_t>(key, 1);
+    PutString(key, attr.name());
+    Put<int32_t>(key, t.data_type());
+    Put<int32_t>(key, t.dims_size());
+    for (int64_t d : t.dims()) Put(key, d);
+    PutString(key, t.raw_data());
+    return;
+  }
+  Put<uint8_t>(key, 0);
+  PutMessage(key, attr);
+}
+
+// An ATen fallback's `operator` or `overload_name`: a string the node form
+// holds already (ClassifyNode read it), so the key need not hold it twice.
+bool InForm(const onnx::AttributeProto& attr, const NodeForm& form) {
+  if (form.kind != NodeForm::Kind::kAtenFallback || attr.type() != onnx::AttributeProto::STRING ||
+      !attr.ref_attr_name().empty())
+    return false;
+  return (attr.name() == "operator" && attr.s() == form.aten_operator) ||
+         (attr.name() == "overload_name" && attr.s() == form.overload);
+}
+
+}  // namespace
+
+std::optional<ReplacementMemo::NodeKey> ReplacementMemo::NodeKeyOf(const onnx::NodeProto& node, const NodeForm& form,
+                                                                   const GraphIndex& index, TypeOracle* oracle) const {
+  if (!oracle || node.input_size() > kMaxInputs) return std::nullopt;
+  if (node_lookups_ >= kNodeKeyTrial && node_hits_ * 4 < node_lookups_) return std::nullopt;
+  // Inputs first: the ones a key cannot hold end it before anything is typed.
+  // Each input's producer: null for one to type (a node's output other than
+  // a Constant's, a graph input, a plain node left as bytes).
+  const onnx::NodeProto* constants[kMaxInputs];
+  for (int j = 0; j < node.input_size(); ++j) {
+    constants[j] = nullptr;
+    if (node.input(j).empty()) continue;
+    const Producer p = index.ProducerOf(node.input(j));
+    if (p.kind == Producer::Kind::kInitializer) return std::nullopt;
+    if (p.kind == Producer::Kind::kNode && p.node && IsArgumentProducer(*p.node)) {
+      if (!IsConstantProducer(*p.node)) return std::nullopt;  // a list node
+      constants[j] = p.node;
+    }
+  }
+  NodeKey key;
+  KeyBytes bytes(&key.bytes);
+  Put<uint8_t>(&bytes, static_cast<uint8_t>(form.kind));
+  PutString(&bytes, node.domain());
+  PutString(&bytes, node.op_type());
+  PutString(&bytes, form.aten_operator);
+  PutString(&bytes, form.overload);
+  Put<int32_t>(&bytes, node.attribute_size());
+  for (const auto& attr : node.attribute()) {
+    if (InForm(attr, form)) {
+      Put<uint8_t>(&bytes, attr.name()[0]);  // which of the two, where
+      continue;
+    }
+    Put<uint8_t>(&bytes, 0);
+    PutMessage(&bytes, attr);
+  }
+  Put<int32_t>(&bytes, node.output_size());
+  for (int j = 0; j < node.output_size(); ++j) {
+    const std::string& out = node.output(j);
+    Put<int32_t>(&bytes, out.empty() ? -1 : FirstOf(node.output(), j));
+    Put<uint8_t>(&bytes, !out.empty() && index.Uses(out) > 0);
+  }
+  Put<int32_t>(&bytes, node.input_size());
+  uint64_t typed = 0;
+  for (int j = 0; j < node.input_size(); ++j) {
+    const std::string& in = node.input(j);
+    if (in.empty()) {
+      Put<int32_t>(&bytes, -1);
+      continue;
+    }
+    const int32_t first = FirstOf(node.input(), j);
+    Put<int32_t>(&bytes, first);
+    if (first != j) continue;  // the same value as an earlier input
+    if (const onnx::NodeProto* constant = constants[j]) {
+      // Its value whole: what binding reads of it, and what typing the replacement may read.
+      Put<uint8_t>(&bytes, 1);
+      PutString(&bytes, constant->domain());
+      Put<int32_t>(&bytes, constant->attribute_size());
+      for (const auto& attr : constant->attribute()) PutConstantAttribute(&bytes, attr);
+      continue;
+    }
+    // Typed as binding types a tensor argument, and keyed as Key keys it.
+    Put<uint8_t>(&bytes, 2);
+    uint64_t ignored = 0;
+    if (!PutValue(&bytes, TensorValueOf(index, in), node, oracle, &ignored)) return std::nullopt;
+    typed |= uint64_t{1} << j;
+  }
+  bytes.Finish();
+  key.other_inputs = typed;
+  return key;
+}
+
+const ReplacementMemo::NodeEntry* ReplacementMemo::FindNode(const NodeKey& key) {
+  ++node_lookups_;
+  auto it = node_entries_.find(key.bytes);
+  if (it == node_entries_.end()) return nullptr;
+  ++node_hits_;
+  return &it->second;
+}
+
+void ReplacementMemo::StoreNode(NodeKey key, const Entry* entry, const Rule& rule, uint64_t typed_inputs) {
+  if (!entry || node_entries_.size() >= max_entries_) return;
+  // An input the node key types but the match did not read as a tensor: the
+  // key may not hold what the match read of it.
+  if ((key.other_inputs & ~typed_inputs) != 0) return;
+  node_entries_.emplace(std::move(key.bytes), NodeEntry{entry, &rule});
+}
+
+const ReplacementMemo::Entry* ReplacementMemo::Store(Key key, const onnx::NodeProto& node, const Alternative& alternative,
+                                                    const std::vector<onnx::NodeProto>& nodes, const EmitRecord& record,
+                                                    TypeOracle::ReplacementTyping typing,
+                                                    std::vector<CandidateOutcome> outcomes) {
+  if (!record.replayable || entries_.size() >= max_entries_) return nullptr;
   // Each name of the replacement, by where it came from. Fresh names first:
   // they are new, so no input or output of the node has one of them.
   std::unordered_map<std::string_view, NameRef> refs;
@@ -186,19 +320,19 @@ void ReplacementMemo::Store(Key key, const onnx::NodeProto& node, const Alternat
   };
   for (const auto& n : nodes) {
     NameRef r;
-    if (!ref(n.name(), &r) || r.kind != NameRef::Kind::kFresh || !record.fresh[r.index].node_name) return;
+    if (!ref(n.name(), &r) || r.kind != NameRef::Kind::kFresh || !record.fresh[r.index].node_name) return nullptr;
     entry.names.push_back(r);
     for (const auto& in : n.input()) {
-      if (!ref(in, &r)) return;
+      if (!ref(in, &r)) return nullptr;
       // An input read as a value of the node: its type must be in the key,
       // and no constant's data may have typed the replacement.
       if (r.kind == NameRef::Kind::kInput &&
           (!(key.typed_inputs >> r.index & 1) || (key.constant_inputs >> r.index & 1)))
-        return;
+        return nullptr;
       entry.names.push_back(r);
     }
     for (const auto& o : n.output()) {
-      if (!ref(o, &r) || r.kind == NameRef::Kind::kInput) return;
+      if (!ref(o, &r) || r.kind == NameRef::Kind::kInput) return nullptr;
       entry.names.push_back(r);
     }
   }
@@ -208,7 +342,7 @@ void ReplacementMemo::Store(Key key, const onnx::NodeProto& node, const Alternat
   entry.nodes = nodes;
   entry.typing = std::move(typing);
   entry.outcomes = std::move(outcomes);
-  entries_.emplace(std::move(key.bytes), std::move(entry));
+  return &entries_.emplace(std::move(key.bytes), std::move(entry)).first->second;
 }
 
 void ReplacementMemo::Replay(const Entry& entry, const onnx::NodeProto& node, const Rule& rule, GraphIndex* index,

@@ -92,6 +92,8 @@ TEST_CASE("a rewrite with replayed replacements writes what one without them wri
   CHECK(fresh.report.replacements_replayed == 0);
   // a2 (a1's), t3 (t1's, k0 and k2 both 0), c4 (c1's), b3 (b1's), b4 (b2's).
   CHECK(replayed.report.replacements_replayed == 5);
+  // All five alike in the node's own key too: none bound a rule.
+  CHECK(replayed.report.replayed_by_node_key == 5);
   CHECK(replayed.report.rewritten.size() == 17);
   CHECK(replayed.report.remaining.empty());
   CHECK(replayed.bytes == fresh.bytes);
@@ -209,6 +211,89 @@ rule {
   CHECK(key_of(1) == p);
   CHECK(key_of(2) != p);
   CHECK(key_of(2).size() == p.size());
+}
+
+// Rewrites `text` with `rules` with a memo and without, and checks that both
+// write the same model and the same outcome records.
+RewriteReport SameWithAndWithoutMemo(const RuleSet& rules, const char* text) {
+  auto rewrite = [&](uint64_t memo_entries) {
+    onnx::ModelProto model = ModelFromText(text);
+    for (auto& n : *model.mutable_graph()->mutable_node()) n.set_name("/" + n.output(0));
+    RewriteOptions options;
+    options.memo_entries = memo_entries;
+    auto report = RewriteModel(&model, rules, options);
+    REQUIRE(report.ok());
+    return Rewritten{model.SerializeAsString(), std::move(*report)};
+  };
+  const Rewritten fresh = rewrite(0);
+  Rewritten replayed = rewrite(4096);
+  CHECK(replayed.bytes == fresh.bytes);
+  CHECK(replayed.report.nodes_typed == fresh.report.nodes_typed);
+  REQUIRE(replayed.report.rewritten.size() == fresh.report.rewritten.size());
+  for (size_t k = 0; k < fresh.report.rewritten.size(); ++k) {
+    CAPTURE(fresh.report.rewritten[k].node);
+    CHECK(std::vector<CandidateOutcome>(replayed.report.rewritten[k].candidates.begin(),
+                                        replayed.report.rewritten[k].candidates.end()) ==
+          std::vector<CandidateOutcome>(fresh.report.rewritten[k].candidates.begin(),
+                                        fresh.report.rewritten[k].candidates.end()));
+  }
+  return std::move(replayed.report);
+}
+
+TEST_CASE("a node key holds each Constant input's value as the Constant writes it", "[memo]") {
+  RuleLoadResult loaded = LoadRuleTexts(true, {});
+  REQUIRE(loaded.errors.empty());
+  // t2's k is 0 written as value_int: bound, it is t1's 0, so t2 replays t1's
+  // replacement by the bound key; its node key differs. t3 is t1 again; t4's
+  // k is 1, and t5's a 0 that is not int64: neither is t1's.
+  const RewriteReport report = SameWithAndWithoutMemo(loaded.rules, R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x) => (float[2, 3] t1, float[2, 3] t2, float[2, 3] t3, float[2, 3] t4) {
+      k1 = Constant<value = int64 {0}>()
+      t1 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k1)
+      k2 = Constant<value_int = 0>()
+      t2 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k2)
+      k3 = Constant<value = int64 {0}>()
+      t3 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k3)
+      k4 = Constant<value = int64 {1}>()
+      t4 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k4)
+    }
+  )");
+  CHECK(report.rewritten.size() == 4);
+  CHECK(report.replacements_replayed == 2);  // t2, t3
+  CHECK(report.replayed_by_node_key == 1);   // t3
+}
+
+TEST_CASE("a node whose first candidate rule refused it is matched in full each time", "[memo]") {
+  // Later rules are tried first. "one" returns one output, so it refuses a
+  // node whose second output is used, naming that output; "both" applies.
+  // The refusal differs by node.
+  RuleSet rules = testing::RulesFromText(R"rule(
+rule {
+  id: "both"
+  match { domain: "custom" op_type: "split2" }
+  signature: "custom::split2(Tensor x) -> (Tensor a, Tensor b)"
+  alternative { min_opset: 13 replace: "a = Identity(x)\nb = Neg(x)" }
+}
+rule {
+  id: "one"
+  match { domain: "custom" op_type: "split2" }
+  signature: "custom::split2(Tensor x) -> Tensor"
+  alternative { min_opset: 13 replace: "out = Identity(x)" }
+}
+)rule");
+  const RewriteReport report = SameWithAndWithoutMemo(rules, R"(
+    < ir_version: 8, opset_import: ["" : 17, "custom" : 1] >
+    g (float[2] x) => (float[2] p1, float[2] q1, float[2] p2, float[2] q2) {
+      p1, q1 = custom.split2(x)
+      p2, q2 = custom.split2(x)
+    }
+  )");
+  REQUIRE(report.rewritten.size() == 2);
+  CHECK(report.replacements_replayed == 1);
+  CHECK(report.replayed_by_node_key == 0);
+  REQUIRE(report.rewritten[1].candidates.size() == 2);
+  CHECK(report.rewritten[1].candidates[0].reason.find("'q2'") != std::string::npos);
 }
 
 }  // namespace
