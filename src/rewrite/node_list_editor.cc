@@ -12,6 +12,21 @@ void NodeListEditor::Replace(int index, std::vector<onnx::NodeProto> nodes) {
 
 void NodeListEditor::Commit(std::vector<const onnx::NodeProto*>* added) {
   if (replacements_.empty()) return;
+  // Each node replaced once, by one node (an ATen asinh by Asinh): the
+  // replacements take their placeholders' places, and the list is not rebuilt.
+  bool in_place = true;
+  for (size_t k = 0; k < replacements_.size() && in_place; ++k)
+    in_place = replacements_[k].second.size() == 1 && (k == 0 || replacements_[k - 1].first < replacements_[k].first);
+  if (in_place) {
+    if (added) added->reserve(added->size() + replacements_.size());
+    for (auto& [index, nodes] : replacements_) {
+      onnx::NodeProto* placed = nodes_->Mutable(index);
+      placed->Swap(&nodes.front());
+      if (added) added->push_back(placed);
+    }
+    replacements_.clear();
+    return;
+  }
   // Callers edit in order; sorting keeps this right for any that do not
   // (stable: of two replacements of one node, the last stays last).
   std::stable_sort(replacements_.begin(), replacements_.end(),

@@ -57,3 +57,25 @@ TEST_CASE("a list without edits is left as it is", "[editor]") {
   CHECK(Names(nodes) == std::vector<std::string>{"a", "b"});
   CHECK(&nodes.Get(0) == first);
 }
+
+TEST_CASE("one-for-one replacements take their placeholders, the others staying where they are", "[editor]") {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const char* name : {"a", "b", "c", "d"}) *nodes.Add() = Named(name);
+  const onnx::NodeProto* a = &nodes.Get(0);
+  const onnx::NodeProto* b = &nodes.Get(1);
+  const onnx::NodeProto* c = &nodes.Get(2);
+  NodeListEditor editor(&nodes);
+  editor.Replace(1, {Named("b1")});
+  editor.Replace(3, {Named("d1")});
+  std::vector<const onnx::NodeProto*> added;
+  editor.Commit(&added);
+  CHECK(Names(nodes) == std::vector<std::string>{"a", "b1", "c", "d1"});
+  // Not rebuilt: every node is the object it was, the replaced ones refilled.
+  CHECK(&nodes.Get(0) == a);
+  CHECK(&nodes.Get(1) == b);
+  CHECK(&nodes.Get(2) == c);
+  REQUIRE(added.size() == 2);
+  CHECK(added[0] == &nodes.Get(1));
+  CHECK(added[1] == &nodes.Get(3));
+  CHECK(editor.empty());
+}
