@@ -1,6 +1,8 @@
 #include "match/constant_reader.h"
 
 #include <cstring>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "model/opset_import.h"
@@ -88,13 +90,17 @@ int TypedCount(const TP& t) {
 
 }  // namespace
 
+// string_view comparisons: with a literal they inline (these run for every
+// input of every unmapped node and every node a rewrite releases).
 bool IsConstantProducer(const onnx::NodeProto& node) {
-  return node.op_type() == "Constant" && (IsDefaultDomain(node.domain()) || node.domain() == "prim");
+  return std::string_view(node.op_type()) == "Constant" &&
+         (IsDefaultDomain(node.domain()) || std::string_view(node.domain()) == "prim");
 }
 
 bool IsListProducer(const onnx::NodeProto& node) {
-  return (node.op_type() == "SequenceConstruct" && IsDefaultDomain(node.domain())) ||
-         (node.op_type() == "ListConstruct" && node.domain() == "prim");
+  const std::string_view op = node.op_type();
+  return (op == "SequenceConstruct" && IsDefaultDomain(node.domain())) ||
+         (op == "ListConstruct" && std::string_view(node.domain()) == "prim");
 }
 
 bool TensorToValue(const TP& t, Value* out, std::string* why) {

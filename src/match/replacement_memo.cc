@@ -199,8 +199,9 @@ bool InForm(const onnx::AttributeProto& attr, const NodeForm& form) {
   if (form.kind != NodeForm::Kind::kAtenFallback || attr.type() != onnx::AttributeProto::STRING ||
       !attr.ref_attr_name().empty())
     return false;
-  return (attr.name() == "operator" && attr.s() == form.aten_operator) ||
-         (attr.name() == "overload_name" && attr.s() == form.overload);
+  const std::string_view name = attr.name();
+  return (name == "operator" && attr.s() == form.aten_operator) ||
+         (name == "overload_name" && attr.s() == form.overload);
 }
 
 }  // namespace
@@ -218,9 +219,12 @@ std::optional<ReplacementMemo::NodeKey> ReplacementMemo::NodeKeyOf(const onnx::N
     if (node.input(j).empty()) continue;
     const Producer p = index.ProducerOf(node.input(j));
     if (p.kind == Producer::Kind::kInitializer) return std::nullopt;
-    if (p.kind == Producer::Kind::kNode && p.node && IsArgumentProducer(*p.node)) {
-      if (!IsConstantProducer(*p.node)) return std::nullopt;  // a list node
-      constants[j] = p.node;
+    if (p.kind == Producer::Kind::kNode && p.node) {
+      if (IsConstantProducer(*p.node)) {
+        constants[j] = p.node;
+      } else if (IsListProducer(*p.node)) {
+        return std::nullopt;
+      }
     }
   }
   NodeKey key;
