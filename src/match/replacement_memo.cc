@@ -193,15 +193,17 @@ void PutConstantAttribute(KeyBytes* key, const onnx::AttributeProto& attr) {
   PutMessage(key, attr);
 }
 
-// An ATen fallback's `operator` or `overload_name`: a string the node form
-// holds already (ClassifyNode read it), so the key need not hold it twice.
-bool InForm(const onnx::AttributeProto& attr, const NodeForm& form) {
+// An ATen fallback's `operator` (1) or `overload_name` (2) holding the
+// string its node form holds already (ClassifyNode read it): the key need not
+// hold it twice, only which of the two the attribute is. 0 for any other.
+uint8_t InForm(const onnx::AttributeProto& attr, const NodeForm& form) {
   if (form.kind != NodeForm::Kind::kAtenFallback || attr.type() != onnx::AttributeProto::STRING ||
       !attr.ref_attr_name().empty())
-    return false;
+    return 0;
   const std::string_view name = attr.name();
-  return (name == "operator" && attr.s() == form.aten_operator) ||
-         (name == "overload_name" && attr.s() == form.overload);
+  if (name == "operator" && attr.s() == form.aten_operator) return 1;
+  if (name == "overload_name" && attr.s() == form.overload) return 2;
+  return 0;
 }
 
 }  // namespace
@@ -236,12 +238,9 @@ std::optional<ReplacementMemo::NodeKey> ReplacementMemo::NodeKeyOf(const onnx::N
   PutString(&bytes, form.overload);
   Put<int32_t>(&bytes, node.attribute_size());
   for (const auto& attr : node.attribute()) {
-    if (InForm(attr, form)) {
-      Put<uint8_t>(&bytes, attr.name()[0]);  // which of the two, where
-      continue;
-    }
-    Put<uint8_t>(&bytes, 0);
-    PutMessage(&bytes, attr);
+    const uint8_t in_form = InForm(attr, form);
+    Put(&bytes, in_form);
+    if (!in_form) PutMessage(&bytes, attr);
   }
   Put<int32_t>(&bytes, node.output_size());
   for (int j = 0; j < node.output_size(); ++j) {

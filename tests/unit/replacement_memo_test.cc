@@ -296,5 +296,67 @@ rule {
   CHECK(report.rewritten[1].candidates[0].reason.find("'q2'") != std::string::npos);
 }
 
+TEST_CASE("a node key tells apart what a match reads of the node, and only that", "[memo]") {
+  // Node names differ throughout: a key never holds them.
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x, float[2, 3] y, double[2, 3] d) => (float[2, 3] a1, float[2, 3] a2, float[2, 3] a3, double[2, 3] a4,
+                                                         float[2, 3] t1, float[2, 3] t2, float[2, 3] t3, float[2, 3] w1,
+                                                         float[2, 3] l1, float[2, 3] s1) {
+      a1 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+      a2 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(y)
+      a3 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "int">(x)
+      a4 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(d)
+      k0 = Constant<value = int64 {0}>()
+      t1 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k0)
+      k1 = Constant<value = int64 {0}>()
+      t2 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(y, k1)
+      k2 = Constant<value = int64 {1}>()
+      t3 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k2)
+      w1 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, w)
+      l = SequenceConstruct(x, y)
+      l1 = org.pytorch.aten.ATen<operator = "cat", overload_name = "">(l)
+      unused = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+      s1 = Identity(x)
+      dup = org.pytorch.aten.ATen<operator = "asinh", operator = "asinh">(x)
+    }
+  )");
+  onnx::TensorProto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::INT64);
+  w->add_int64_data(0);
+  GraphIndex index = GraphIndex::ForGraph(model.graph());
+  TypeOracle oracle(&index, {{"", 17}});
+  index.AttachTypeOracle(&oracle);
+  ClassifyContext classify;
+  ReplacementMemo memo(16);
+  auto key_of = [&](int k) {
+    const onnx::NodeProto& n = model.graph().node(k);
+    return memo.NodeKeyOf(n, ClassifyNode(n, classify), index, &oracle);
+  };
+  auto bytes_of = [&](int k) {
+    auto key = key_of(k);
+    REQUIRE(key);
+    return key->bytes;
+  };
+  // Inputs of one type are alike, whichever value; the input is typed, and its bit set.
+  CHECK(bytes_of(1) == bytes_of(0));
+  CHECK(key_of(0)->other_inputs == 1);
+  CHECK(bytes_of(2) != bytes_of(0));  // another overload
+  CHECK(bytes_of(3) != bytes_of(0));  // another element type
+  // Constants by value: equal ones alike, another differs; a Constant's input is not typed.
+  CHECK(bytes_of(7) == bytes_of(5));
+  CHECK(key_of(5)->other_inputs == 1);
+  CHECK(bytes_of(9) != bytes_of(5));
+  // An initializer's or a list node's output: no node key.
+  CHECK_FALSE(key_of(10));
+  CHECK_FALSE(key_of(12));
+  // An output no node or graph output uses: the match reads that too.
+  CHECK(bytes_of(13) != bytes_of(0));
+  // operator twice, no overload_name (unused output, as `unused`): the form
+  // is the same, the attributes are not.
+  CHECK(bytes_of(15) != bytes_of(13));
+}
+
 }  // namespace
 }  // namespace remap
