@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -74,7 +75,14 @@ class TreeRewriter {
       outcome.form = interner_->String(form.KindName());
       outcome.aten_operator = interner_->String(form.aten_operator);
       MatchResult m = MatchNode(*node, form, match_, index_);
-      outcome.candidates = interner_->Candidates(std::move(m.candidates));
+      // A node replayed by its node key records what the first node replayed
+      // from the same replacement recorded: interned once, not per node.
+      const ReplayRecord* same = nullptr;
+      if (m.replayed_by_node_key) {
+        auto it = replay_records_.find(m.replayed_from);
+        if (it != replay_records_.end()) same = &it->second;
+      }
+      outcome.candidates = same ? same->candidates : interner_->Candidates(std::move(m.candidates));
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;
@@ -89,17 +97,24 @@ class TreeRewriter {
       }
       if (m.replayed) ++report_->replacements_replayed;
       if (m.replayed_by_node_key) ++report_->replayed_by_node_key;
-      outcome.rule = interner_->String(m.rule->id);
       outcome.rule_location = m.alternative->location;
-      std::vector<std::string> emitted;
-      emitted.reserve(m.replacement.size());
+      if (same) {
+        outcome.rule = same->rule;
+        outcome.emitted = same->emitted;
+      } else {
+        outcome.rule = interner_->String(m.rule->id);
+        std::vector<std::string> emitted;
+        emitted.reserve(m.replacement.size());
+        for (const auto& n : m.replacement) emitted.push_back(OpName(n));
+        outcome.emitted = interner_->Names(std::move(emitted));
+        if (m.replayed_by_node_key)
+          replay_records_.emplace(m.replayed_from, ReplayRecord{outcome.rule, outcome.emitted, outcome.candidates});
+      }
       for (const auto& n : m.replacement) {
-        emitted.push_back(OpName(n));
         for (const auto& in : n.input()) {
           if (!in.empty()) index_->AddUse(in);
         }
       }
-      outcome.emitted = interner_->Names(std::move(emitted));
       for (const auto& in : node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
@@ -237,6 +252,13 @@ class TreeRewriter {
   std::vector<const onnx::NodeProto*> absorbed_;  // producers rewritten with their consumer
   std::map<std::string, int64_t> imports_needed_;
   std::set<std::string> domains_rewritten_;
+  // What nodes replayed by node key from one remembered replacement record.
+  struct ReplayRecord {
+    SharedString rule;
+    SharedList<std::string> emitted;
+    SharedList<CandidateOutcome> candidates;
+  };
+  std::unordered_map<const void*, ReplayRecord> replay_records_;
 };
 
 std::map<std::string, int64_t> NonDefaultImports(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {

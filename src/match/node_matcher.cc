@@ -131,6 +131,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       result.ok = true;
       result.replayed = true;
       result.replayed_by_node_key = true;
+      result.replayed_from = hit->entry;
       result.rule = hit->rule;
       result.alternative = hit->entry->alternative;
       return result;
@@ -197,6 +198,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         context.memo->Replay(*hit, node, *rule, index, context.oracle, &result.replacement);
         result.ok = true;
         result.replayed = true;
+        result.replayed_from = hit;
         result.rule = rule;
         result.absorbed = std::move(absorbed);
         result.alternative = hit->alternative;

@@ -35,8 +35,12 @@ struct MatchResult {
   std::vector<CandidateOutcome> candidates;
   // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
   bool replayed = false;
-  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf).
+  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf):
+  // `candidates` are then those of the remembered match, whole.
   bool replayed_by_node_key = false;
+  // The remembered replacement copied, when replayed: one identity for every
+  // node replayed from it (their rule, emitted ops and candidates alike).
+  const void* replayed_from = nullptr;
 };
 
 // Instantiates a fitting alternative's replacement (the rewriters' job; the

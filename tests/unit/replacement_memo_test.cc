@@ -231,11 +231,14 @@ RewriteReport SameWithAndWithoutMemo(const RuleSet& rules, const char* text) {
   CHECK(replayed.report.nodes_typed == fresh.report.nodes_typed);
   REQUIRE(replayed.report.rewritten.size() == fresh.report.rewritten.size());
   for (size_t k = 0; k < fresh.report.rewritten.size(); ++k) {
-    CAPTURE(fresh.report.rewritten[k].node);
-    CHECK(std::vector<CandidateOutcome>(replayed.report.rewritten[k].candidates.begin(),
-                                        replayed.report.rewritten[k].candidates.end()) ==
-          std::vector<CandidateOutcome>(fresh.report.rewritten[k].candidates.begin(),
-                                        fresh.report.rewritten[k].candidates.end()));
+    const NodeOutcome& a = fresh.report.rewritten[k];
+    const NodeOutcome& b = replayed.report.rewritten[k];
+    CAPTURE(a.node);
+    CHECK(b.rule.str() == a.rule.str());
+    CHECK(std::vector<std::string>(b.emitted.begin(), b.emitted.end()) ==
+          std::vector<std::string>(a.emitted.begin(), a.emitted.end()));
+    CHECK(std::vector<CandidateOutcome>(b.candidates.begin(), b.candidates.end()) ==
+          std::vector<CandidateOutcome>(a.candidates.begin(), a.candidates.end()));
   }
   return std::move(replayed.report);
 }
@@ -244,11 +247,11 @@ TEST_CASE("a node key holds each Constant input's value as the Constant writes i
   RuleLoadResult loaded = LoadRuleTexts(true, {});
   REQUIRE(loaded.errors.empty());
   // t2's k is 0 written as value_int: bound, it is t1's 0, so t2 replays t1's
-  // replacement by the bound key; its node key differs. t3 is t1 again; t4's
-  // k is 1, and t5's a 0 that is not int64: neither is t1's.
+  // replacement by the bound key; its node key differs. t3 and t5 are t1
+  // again (t5's records those t3's replay recorded); t4's k is 1.
   const RewriteReport report = SameWithAndWithoutMemo(loaded.rules, R"(
     < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
-    g (float[2, 3] x) => (float[2, 3] t1, float[2, 3] t2, float[2, 3] t3, float[2, 3] t4) {
+    g (float[2, 3] x) => (float[2, 3] t1, float[2, 3] t2, float[2, 3] t3, float[2, 3] t4, float[2, 3] t5) {
       k1 = Constant<value = int64 {0}>()
       t1 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k1)
       k2 = Constant<value_int = 0>()
@@ -257,11 +260,13 @@ TEST_CASE("a node key holds each Constant input's value as the Constant writes i
       t3 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k3)
       k4 = Constant<value = int64 {1}>()
       t4 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k4)
+      k5 = Constant<value = int64 {0}>()
+      t5 = org.pytorch.aten.ATen<operator = "triu", overload_name = "">(x, k5)
     }
   )");
-  CHECK(report.rewritten.size() == 4);
-  CHECK(report.replacements_replayed == 2);  // t2, t3
-  CHECK(report.replayed_by_node_key == 1);   // t3
+  CHECK(report.rewritten.size() == 5);
+  CHECK(report.replacements_replayed == 3);  // t2, t3, t5
+  CHECK(report.replayed_by_node_key == 2);   // t3, t5
 }
 
 TEST_CASE("a node whose first candidate rule refused it is matched in full each time", "[memo]") {
@@ -284,16 +289,17 @@ rule {
 )rule");
   const RewriteReport report = SameWithAndWithoutMemo(rules, R"(
     < ir_version: 8, opset_import: ["" : 17, "custom" : 1] >
-    g (float[2] x) => (float[2] p1, float[2] q1, float[2] p2, float[2] q2) {
+    g (float[2] x) => (float[2] p1, float[2] q1, float[2] p2, float[2] q2, float[2] p3, float[2] q3) {
       p1, q1 = custom.split2(x)
       p2, q2 = custom.split2(x)
+      p3, q3 = custom.split2(x)
     }
   )");
-  REQUIRE(report.rewritten.size() == 2);
-  CHECK(report.replacements_replayed == 1);
+  REQUIRE(report.rewritten.size() == 3);
+  CHECK(report.replacements_replayed == 2);
   CHECK(report.replayed_by_node_key == 0);
-  REQUIRE(report.rewritten[1].candidates.size() == 2);
-  CHECK(report.rewritten[1].candidates[0].reason.find("'q2'") != std::string::npos);
+  REQUIRE(report.rewritten[2].candidates.size() == 2);
+  CHECK(report.rewritten[2].candidates[0].reason.find("'q3'") != std::string::npos);
 }
 
 TEST_CASE("a node key tells apart what a match reads of the node, and only that", "[memo]") {
