@@ -92,7 +92,8 @@ count() {
     /^events:/ { for (i = 2; i <= NF; i++) col[$i] = i - 1 }
     /^summary:/ { for (i = 2; i <= NF; i++) v[i - 1] = $i }
     END {
-      printf "%s %s %d %d %d %d\n", name, model, v[col["Ir"]], v[col["I1mr"]],
+      # %.0f, not %d: mawk clips %d at 2^31, and a large model runs more instructions.
+      printf "%s %s %.0f %.0f %.0f %.0f\n", name, model, v[col["Ir"]], v[col["I1mr"]],
         v[col["D1mr"]] + v[col["D1mw"]], v[col["DLmr"]] + v[col["DLmw"]] + v[col["ILmr"]]
     }' "$WORK/cg.out" >>"$WORK/counts"
   if [[ $name == tool ]] && ! "$CHECK" "$MODELDIR/$model.onnx" "$WORK/out/$model.onnx"; then
