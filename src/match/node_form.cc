@@ -5,7 +5,7 @@
 #include <onnx/defs/schema.h>
 
 #include "model/opset_import.h"
-#include "model/schema_lookup.h"
+#include "model/schema_catalog.h"
 #include "rules/rule_set.h"
 #include "opset/opset_changes.h"
 
@@ -24,7 +24,7 @@ const std::string* StringAttr(const onnx::NodeProto& node, const char* name) {
 
 // Default-domain ops known to ONNX 1.12 or introduced later (our table).
 bool IsKnownOnnxOp(const std::string& op_type) {
-  if (FindSchema(op_type, INT32_MAX, "")) return true;
+  if (SchemaCatalog::Defines(op_type, "")) return true;
   return !ChangesBetween(op_type, 0, NewestTabledOpset()).empty();
 }
 

@@ -29,14 +29,29 @@ const onnx::OpSchema* SchemaCatalog::GetSchema(const std::string& key, int max_v
   return FindSchema(key, max_version, domain);
 }
 
-const onnx::OpSchema* SchemaCatalog::Lookup(const std::string& op_type, int max_version,
-                                            const std::string& domain) const {
+namespace {
+
+// The table's first row of (domain, op_type), or the row where it would be.
+const SchemaTableEntry* FirstRow(const std::string& op_type, const std::string& domain) {
   auto before = [](const SchemaTableEntry& e, const std::pair<const char*, const char*>& key) {
     const int d = std::strcmp(e.domain, key.first);
     return d < 0 || (d == 0 && std::strcmp(e.name, key.second) < 0);
   };
+  return std::lower_bound(kSchemaTable, kSchemaTable + kSchemaTableSize, std::make_pair(domain.c_str(), op_type.c_str()),
+                          before);
+}
+
+}  // namespace
+
+bool SchemaCatalog::Defines(const std::string& op_type, const std::string& domain) {
+  const SchemaTableEntry* row = FirstRow(op_type, domain);
+  return row != kSchemaTable + kSchemaTableSize && row->domain == domain && row->name == op_type;
+}
+
+const onnx::OpSchema* SchemaCatalog::Lookup(const std::string& op_type, int max_version,
+                                            const std::string& domain) const {
   const SchemaTableEntry* end = kSchemaTable + kSchemaTableSize;
-  const SchemaTableEntry* first = std::lower_bound(kSchemaTable, end, std::make_pair(domain.c_str(), op_type.c_str()), before);
+  const SchemaTableEntry* first = FirstRow(op_type, domain);
   // The newest version at or below max_version, as OpSchemaRegistry::Schema.
   const SchemaTableEntry* chosen = nullptr;
   for (const SchemaTableEntry* e = first; e != end && e->domain == domain && e->name == op_type; ++e) {

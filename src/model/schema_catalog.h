@@ -24,6 +24,11 @@ class SchemaCatalog final : public onnx::ISchemaRegistry {
   // from any thread.
   const onnx::OpSchema* Lookup(const std::string& op_type, int max_version, const std::string& domain) const;
 
+  // Whether the linked ONNX defines the operator at any version: the table
+  // alone answers, no schema is built (classifying a node asks only this,
+  // and an If or Identity schema costs hundreds of thousands of instructions).
+  static bool Defines(const std::string& op_type, const std::string& domain);
+
  private:
   SchemaCatalog();
   struct Slot;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <set>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <onnx/defs/schema.h>
@@ -115,6 +117,18 @@ TEST_CASE("schema catalog: every schema of ONNX's registry, at every version, th
     }
   }
   CHECK(compared > kSchemaTableSize);
+  // Defines answers from the table what the registry answers at any version.
+  for (const auto& [domain, name] : ops) {
+    INFO(domain << "::" << name);
+    CHECK(SchemaCatalog::Defines(name, domain));
+  }
+  for (const auto& [name, domain] : std::vector<std::pair<std::string, std::string>>{
+           {"NoSuchOp", ""}, {"Relu", "com.example"}, {"", ""}, {"Rel", ""}, {"ReluX", ""}, {"relu", ""}, {"Zzz", ""},
+           {"Abs", "zzz"}, {"Abs", "ai.onnx.ml"}}) {
+    INFO(domain << "::" << name);
+    CHECK_FALSE(SchemaCatalog::Defines(name, domain));
+    CHECK(onnx::OpSchemaRegistry::Schema(name, INT32_MAX, domain) == nullptr);
+  }
   // Unknown names and domains, and the interface ONNX's checker calls.
   CHECK(catalog.Lookup("NoSuchOp", 17, "") == nullptr);
   CHECK(catalog.Lookup("Relu", 17, "com.example") == nullptr);
