@@ -123,7 +123,7 @@ bool MainGraphIndexBuilder::UseInput(const DeferredNode& node) {
   ++e.uses;
   node.input_entry = &e;
   // The chain goes on through a value whose type the model does not record.
-  node.chain_head = p.kind == Producer::Kind::kDeferred && !e.type_proto ? p.deferred->chain_head : &node;
+  node.chain_head = p.kind == Producer::Kind::kDeferred && !e.type_proto() ? p.deferred->chain_head : &node;
   return true;
 }
 
@@ -206,12 +206,20 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
 
 void GraphIndex::IndexNode(const onnx::NodeProto& node) {
   if (!node.name().empty()) t_->node_name_hashes.Insert(NameHash(node.name()));
+  Entry* first_input = nullptr;
   for (const auto& in : node.input()) {
-    if (!in.empty()) ++Slot(in).uses;
+    if (in.empty()) continue;
+    Entry& e = Slot(in);
+    ++e.uses;
+    if (!first_input) first_input = &e;
   }
+  Entry* output = nullptr;
   for (const auto& out : node.output()) {
-    if (!out.empty()) Slot(out).set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
+    if (out.empty()) continue;
+    output = &Slot(out);
+    output->set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
   }
+  if (first_input && output && IsSameTypeUnary(node)) output->set_same_type_as(first_input);
   ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
 }
 
@@ -221,7 +229,7 @@ void GraphIndex::NoteType(const onnx::ValueInfoProto& vi) {
   const auto& t = vi.type().tensor_type();
   if (t.elem_type() != 0) e.type.elem_type = t.elem_type();
   if (t.has_shape()) e.type.rank = t.shape().dim_size();
-  if (t.elem_type() != 0) e.type_proto = &vi.type();
+  if (t.elem_type() != 0) e.set_type_proto(&vi.type());
 }
 
 TensorType GraphIndex::TypeOf(const std::string& value) const {
@@ -262,7 +270,7 @@ TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
 
 const onnx::TypeProto* GraphIndex::RecordedTypeProto(const std::string& value) const {
   const Entry* e = Find(value);
-  return e ? e->type_proto : nullptr;
+  return e ? e->type_proto() : nullptr;
 }
 
 Producer GraphIndex::ProducerOf(std::string_view value) const {

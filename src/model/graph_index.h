@@ -96,6 +96,8 @@ class GraphIndex {
       }
     }
     void set_producer(const Producer& p) {
+      // A new producer may not pass its input's type on.
+      if (type_or_link_ & kLinkTag) type_or_link_ = 0;
       kind_ = p.kind;
       source_ = p.kind == Producer::Kind::kNode       ? static_cast<const void*>(p.node)
                 : p.kind == Producer::Kind::kDeferred ? static_cast<const void*>(p.deferred)
@@ -110,9 +112,29 @@ class GraphIndex {
     const void* source_ = nullptr;  // the producing node or initializer
 
    public:
-    const onnx::TypeProto* type_proto = nullptr;  // the model's ValueInfoProto type, when it has one
+    // The model's ValueInfoProto type, when it has one.
+    const onnx::TypeProto* type_proto() const {
+      return type_or_link_ & kLinkTag ? nullptr : reinterpret_cast<const onnx::TypeProto*>(type_or_link_);
+    }
+    void set_type_proto(const onnx::TypeProto* type) { type_or_link_ = reinterpret_cast<uintptr_t>(type); }
+    // When the model records no type for the value and its producer is a
+    // same-type unary op (IsSameTypeUnary): the entry of that op's input,
+    // whose type is the value's. The type oracle follows these links down a
+    // chain of such ops without a lookup or an inference per node.
+    Entry* same_type_as() const {
+      return type_or_link_ & kLinkTag ? reinterpret_cast<Entry*>(type_or_link_ & ~kLinkTag) : nullptr;
+    }
+    void set_same_type_as(Entry* input) {
+      if (!type_proto()) type_or_link_ = reinterpret_cast<uintptr_t>(input) | kLinkTag;
+    }
     // The type oracle's slot: the type it inferred, or its walk mark.
     const onnx::TypeProto* inferred = nullptr;
+
+   private:
+    // One word for two facts a value never has both of (a recorded type
+    // makes the link moot): the TypeProto, or the link with its low bit set.
+    static constexpr uintptr_t kLinkTag = 1;
+    uintptr_t type_or_link_ = 0;
   };
   static_assert(sizeof(void*) != 8 || sizeof(Entry) == 40, "a value's entry stays small");
   // The entry of `value`: nullptr when the tree does not name it.

@@ -77,14 +77,12 @@ bool SameTypeAsInput(std::string_view op) {
 
 bool SameTypeAsEqualInputs(std::string_view op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
 
-namespace {
-
-// A default-domain node of one named input and one named output of that
-// input's type: what both typing shortcuts below apply to.
 bool IsSameTypeUnary(const onnx::NodeProto& node) {
   return IsDefaultDomain(node.domain()) && node.input_size() == 1 && node.output_size() == 1 &&
          !node.input(0).empty() && !node.output(0).empty() && SameTypeAsInput(node.op_type());
 }
+
+namespace {
 
 // A tensor type whose element type and every dim are known numbers.
 bool StaticTensorType(const onnx::TypeProto& type) {
@@ -173,7 +171,7 @@ const onnx::TypeProto* TypeOracle::Note(const std::string& value, const onnx::Ty
 const onnx::TypeProto* TypeOracle::Known(GraphIndex::Entry* e) {
   if (!e) return nullptr;
   if (e->inferred && !IsMark(e->inferred)) return e->inferred;
-  if (e->type_proto) return e->type_proto;
+  if (const onnx::TypeProto* recorded = e->type_proto()) return recorded;
   Producer p = e->producer();
   if (p.kind == Producer::Kind::kInitializer && p.initializer) {
     onnx::TypeProto t;
@@ -194,6 +192,7 @@ const onnx::TypeProto* TypeOracle::TypeProtoOf(const std::string& value) {
 const onnx::TypeProto* TypeOracle::TypeProtoOf(std::string_view value, GraphIndex::Entry* e) {
   if (const onnx::TypeProto* t = Known(e)) return t;
   if (!e) return nullptr;
+  if (e->same_type_as() && !e->inferred) return TypeOfLinked(e);
   Producer p = e->producer();
   if (p.kind == Producer::Kind::kDeferred) {
     if (e->inferred) return nullptr;  // walked, or being walked
@@ -210,6 +209,44 @@ const onnx::TypeProto* TypeOracle::TypeProtoOf(std::string_view value, GraphInde
 GraphIndex::Entry* TypeOracle::StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry) {
   const std::string& key = KeyOutput(node);
   return key == output ? entry : &index_->Slot(key);
+}
+
+const onnx::TypeProto* TypeOracle::TypeOfLinked(GraphIndex::Entry* start) {
+  // Each entry passed is marked as being walked: a link back to one (a
+  // cycle, which only a broken graph has) ends the chain there.
+  GraphIndex::Entry* head = start;
+  const onnx::TypeProto* t = nullptr;
+  while (true) {
+    if ((t = Known(head)) || head->inferred) break;
+    GraphIndex::Entry* next = head->same_type_as();
+    if (!next) break;
+    head->inferred = Walking();
+    head = next;
+  }
+  if (!t && !head->inferred) {
+    // The chain's head: typed by its producer, as TypeProtoOf types any value.
+    // Its producer has no other named output when it is a same-type op; else
+    // the walk state is its key output's entry.
+    const Producer p = head->producer();
+    if (p.kind == Producer::Kind::kDeferred) {
+      Resolve(p, head);
+    } else if (p.kind == Producer::Kind::kNode && p.node) {
+      GraphIndex::Entry* state = p.node->output_size() == 1 ? head : &index_->Slot(KeyOutput(*p.node));
+      if (!state->inferred) Resolve(p, state);
+    }
+    t = Known(head);
+  }
+  // As InferSameAsInput, only a tensor type passes on. Another kind of type
+  // (a sequence through Identity), or none (Not is bool whatever its input),
+  // is left to ONNX's inference, node by node, as without links.
+  const bool tensor = t && t->has_tensor_type() && t->tensor_type().elem_type() != 0;
+  for (GraphIndex::Entry* e = start; e != head; e = e->same_type_as()) {
+    e->inferred = tensor ? t : nullptr;
+    if (tensor) ++nodes_typed_;
+  }
+  if (tensor) return t;
+  Resolve(start->producer(), start);
+  return Known(start);
 }
 
 // Infers `node` after the producers of its untyped inputs: a post-order walk

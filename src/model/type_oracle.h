@@ -30,6 +30,9 @@ bool UntypedWithoutFirstInput(const onnx::NodeProto& node, const onnx::OpSchema&
 // Default-domain operators whose one output has, at every opset, the type
 // and shape of their one input: the oracle types them without ONNX.
 bool SameTypeAsInput(std::string_view op);
+// A default-domain node of such an operator, with one named input and one
+// named output: its output has its input's type.
+bool IsSameTypeUnary(const onnx::NodeProto& node);
 
 // Default-domain elementwise operators of two inputs whose output, when both
 // inputs have one and the same tensor type of static shape (no broadcast
@@ -84,6 +87,11 @@ class TypeOracle {
   // The entry that holds `node`'s walk state: that of its key output (its
   // first named one), which is `entry` itself when `output` is that name.
   GraphIndex::Entry* StateOf(const onnx::NodeProto& node, std::string_view output, GraphIndex::Entry* entry);
+  // The type of a value whose entry links to its same-type input's
+  // (Entry::same_type_as): the links are followed to the first entry that is
+  // typed or not linked, that one is typed as any value is, and its type is
+  // passed back to each entry on the way, as InferSameAsInput would.
+  const onnx::TypeProto* TypeOfLinked(GraphIndex::Entry* start);
   // Types the producer `start` (a parsed node or one left as bytes) and the
   // untyped producers it waits for; `state` is StateOf(node), or for a node
   // left as bytes the entry of its output.

@@ -180,3 +180,76 @@ TEST_CASE("the oracle types a two-input elementwise node from equal static input
   CHECK(oracle.TypeProtoOf("symbolic") != &model.graph().input(3).type());
   CHECK(oracle.TypeProtoOf("mixed") != &x);
 }
+
+TEST_CASE("the oracle types a chain of same-type operators through its entries' links", "[type_oracle]") {
+  // d ends a chain from x; c and d pass on b's recorded type, not x's; past
+  // the untyped u, Tanh stays untyped but Not is bool whatever its input
+  // (ONNX's inference of it runs, as without links).
+  auto model = remap::testing::ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x) => (float[2, 3] y) {
+      a = Relu(x)
+      b = Neg(a)
+      c = Sigmoid(b)
+      d = Abs(c)
+      u = org.pytorch.aten.ATen<operator = "no_such_op">(x)
+      r1 = Relu(u)
+      r2 = Tanh(r1)
+      n = Not(r2)
+      y = Relu(x)
+    })");
+  // b's type recorded as [2, N] (the parser of ONNX 1.12 writes no value_info).
+  onnx::ValueInfoProto* b_info = model.mutable_graph()->add_value_info();
+  b_info->set_name("b");
+  b_info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* b_shape = b_info->mutable_type()->mutable_tensor_type()->mutable_shape();
+  b_shape->add_dim()->set_dim_value(2);
+  b_shape->add_dim()->set_dim_param("N");
+  remap::GraphIndex index = remap::GraphIndex::ForGraph(model.graph());
+  const remap::GraphIndex& entries = index;
+  // Links where the model records no type; b's recorded type stands instead.
+  REQUIRE(entries.Find("a")->same_type_as() == entries.Find("x"));
+  CHECK(entries.Find("b")->same_type_as() == nullptr);
+  CHECK(entries.Find("d")->same_type_as() == entries.Find("c"));
+  CHECK(entries.Find("u")->same_type_as() == nullptr);
+  CHECK(entries.Find("n")->same_type_as() == entries.Find("r2"));
+  remap::TypeOracle oracle(&index, {{"", 14}, {"org.pytorch.aten", 1}});
+  index.AttachTypeOracle(&oracle);
+
+  const onnx::TypeProto* d = oracle.TypeProtoOf("d");
+  REQUIRE(d != nullptr);
+  CHECK(d->SerializeAsString() == b_info->type().SerializeAsString());
+  CHECK(oracle.nodes_typed() == 2);  // c and d: b is recorded
+  CHECK(oracle.TypeProtoOf("c") == d);
+  CHECK(oracle.nodes_typed() == 2);
+  const remap::TensorType a = oracle.TypeOf("a");
+  CHECK(a.elem_type == onnx::TensorProto::FLOAT);
+  CHECK(a.rank == 2);
+
+  CHECK(oracle.TypeProtoOf("r2") == nullptr);
+  CHECK(oracle.TypeProtoOf("r1") == nullptr);
+  CHECK(oracle.TypeOf("n").elem_type == onnx::TensorProto::BOOL);
+
+  // A new producer may not pass its input's type on: the link goes with the old one.
+  index.ForgetProducer("d");
+  CHECK(entries.Find("d")->same_type_as() == nullptr);
+}
+
+TEST_CASE("links around a cycle, which only a broken graph has, end the walk untyped", "[type_oracle]") {
+  auto model = remap::testing::ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 14] >
+    g (float[2] x) => (float[2] y) {
+      a = Relu(b)
+      b = Neg(a)
+      y = Relu(x)
+    })");
+  remap::GraphIndex index = remap::GraphIndex::ForGraph(model.graph());
+  const remap::GraphIndex& entries = index;
+  REQUIRE(entries.Find("a")->same_type_as() == entries.Find("b"));
+  REQUIRE(entries.Find("b")->same_type_as() == entries.Find("a"));
+  remap::TypeOracle oracle(&index, {{"", 14}});
+  index.AttachTypeOracle(&oracle);
+  CHECK(oracle.TypeProtoOf("a") == nullptr);
+  CHECK(oracle.TypeProtoOf("b") == nullptr);
+  CHECK(oracle.TypeOf("y").elem_type == onnx::TensorProto::FLOAT);
+}
