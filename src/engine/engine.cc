@@ -61,7 +61,10 @@ class TreeRewriter {
       const size_t added_before = added_ ? added_->size() : 0;
       for (auto& attr : *node->mutable_attribute()) {
         if (!attr.has_g() && attr.graphs_size() == 0) continue;
-        const std::string sub = fmt::format("{}/{}.{}", path, node->name(), attr.name());
+        // Appended rather than formatted: a control-flow model has a path per body.
+        std::string sub;
+        sub.reserve(path.size() + node->name().size() + attr.name().size() + 2);
+        sub.append(path).append(1, '/').append(node->name()).append(1, '.').append(attr.name());
         if (attr.has_g()) RewriteGraph(attr.mutable_g(), sub);
         for (int k = 0; k < attr.graphs_size(); ++k) RewriteGraph(attr.mutable_graphs(k), fmt::format("{}[{}]", sub, k));
       }

@@ -78,7 +78,8 @@ bool SameTypeAsInput(std::string_view op) {
 bool SameTypeAsEqualInputs(std::string_view op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
 
 bool IsSameTypeUnary(const onnx::NodeProto& node) {
-  return IsDefaultDomain(node.domain()) && node.input_size() == 1 && node.output_size() == 1 &&
+  // The counts first: the index asks this of every node of every body.
+  return node.input_size() == 1 && node.output_size() == 1 && IsDefaultDomain(node.domain()) &&
          !node.input(0).empty() && !node.output(0).empty() && SameTypeAsInput(node.op_type());
 }
 
