@@ -179,7 +179,7 @@ long DeferredRunOf(const onnx::NodeProto& node) {
   return node.op_type().empty() ? RunOfDoc(node.doc_string()) : -1;
 }
 
-bool DeferredRunPieces(const DeferredNodes& deferred, const std::string& bytes, std::string* length_prefix,
+bool DeferredRunPieces(const DeferredNodes& deferred, std::string_view bytes, std::string* length_prefix,
                        std::vector<std::string_view>* pieces) {
   WireField graph;
   if (!FindModelGraph(bytes, &graph)) return false;
@@ -205,7 +205,7 @@ bool DeferredRunPieces(const DeferredNodes& deferred, const std::string& bytes, 
     payload_size = payload_size - (f.end - f.start) + deferred.bytes(k).size();
   }
   if (found.size() != written.size()) return false;
-  const std::string_view all(bytes);
+  const std::string_view all = bytes;
   length_prefix->clear();
   AppendVarint(payload_size, length_prefix);
   pieces->clear();

@@ -103,7 +103,7 @@ bool ExpandDeferredRuns(const DeferredNodes& deferred, std::string* bytes);
 // The same output as pieces to write in order, without assembling it (a copy
 // of a whole large model): views of `bytes`, of *length_prefix (the graph's
 // new length, which the caller keeps with `bytes`) and of the runs.
-bool DeferredRunPieces(const DeferredNodes& deferred, const std::string& bytes, std::string* length_prefix,
+bool DeferredRunPieces(const DeferredNodes& deferred, std::string_view bytes, std::string* length_prefix,
                        std::vector<std::string_view>* pieces);
 
 }  // namespace remap

@@ -3,8 +3,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <onnx/onnx_pb.h>
 
@@ -43,6 +45,15 @@ Status SaveModel(const onnx::ModelProto& model, const std::string& path, const S
 // given, as in SaveOptions) and one to write them (SerializeToString sizes
 // them twice).
 bool SerializeModel(const onnx::ModelProto& model, std::string* bytes, std::optional<size_t> byte_size = std::nullopt);
+
+// The same bytes in a buffer that is not zeroed before protobuf writes it,
+// as a std::string's would be: a pass over the whole output saved.
+struct ModelBytes {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+bool SerializeModel(const onnx::ModelProto& model, ModelBytes* bytes, std::optional<size_t> byte_size = std::nullopt);
 
 // SerializeModel, then the placeholders of `deferred` (when given) written
 // as their runs' bytes. False past the 2 GiB limit, or when the placeholders

@@ -87,6 +87,13 @@ TEST_CASE("the saver's single-pass serialization writes what protobuf writes", "
     REQUIRE(SerializeModel(model, &bytes, wrong));
     CHECK(bytes == expected);
   }
+  // Into a buffer that is not zeroed first: the same bytes, every one written.
+  for (std::optional<size_t> given : {std::optional<size_t>(), std::optional<size_t>(size),
+                                      std::optional<size_t>(size + 1)}) {
+    ModelBytes buffer;
+    REQUIRE(SerializeModel(model, &buffer, given));
+    CHECK(buffer.view() == expected);
+  }
 }
 
 // The pipeline frees the model on another thread from that point on.
