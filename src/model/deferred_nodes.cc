@@ -205,20 +205,19 @@ bool DeferredRunPieces(const DeferredNodes& deferred, std::string_view bytes, st
     payload_size = payload_size - (f.end - f.start) + deferred.bytes(k).size();
   }
   if (found.size() != written.size()) return false;
-  const std::string_view all = bytes;
   length_prefix->clear();
   AppendVarint(payload_size, length_prefix);
   pieces->clear();
   pieces->reserve(2 * found.size() + 3);
-  pieces->push_back(all.substr(0, graph.tag_end));
+  pieces->push_back(bytes.substr(0, graph.tag_end));
   pieces->push_back(*length_prefix);
   size_t copied_to = graph.payload_start;
   for (const Found& p : found) {
-    pieces->push_back(all.substr(copied_to, p.start - copied_to));
+    pieces->push_back(bytes.substr(copied_to, p.start - copied_to));
     pieces->push_back(deferred.bytes(p.run));
     copied_to = p.end;
   }
-  pieces->push_back(all.substr(copied_to));
+  pieces->push_back(bytes.substr(copied_to));
   return true;
 }
 
