@@ -13,6 +13,7 @@
 #include "model/inference_guard.h"
 #include "model/opset_import.h"
 #include "model/schema_lookup.h"
+#include "model/type_key.h"
 
 namespace remap {
 
@@ -154,7 +155,7 @@ bool TypeOracle::IsMark(const onnx::TypeProto* t) { return t == Walking() || t =
 
 const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {
   intern_key_.clear();
-  type.AppendToString(&intern_key_);
+  AppendTypeKey(type, &intern_key_);
   auto it = interned_.find(intern_key_);
   if (it != interned_.end()) return it->second;
   auto* kept = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(&types_arena_);

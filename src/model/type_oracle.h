@@ -53,6 +53,9 @@ class TypeOracle {
   // Whether `type` is one the oracle keeps, one per distinct type: two such
   // are the same type exactly when they are the same object.
   bool Interned(const onnx::TypeProto* type) const { return type && type->GetArena() == &types_arena_; }
+  // The kept copy of `type`, one per distinct type (model/type_key.h tells
+  // them apart): a model has far fewer types than values.
+  const onnx::TypeProto* Intern(const onnx::TypeProto& type);
 
   // Types the nodes of a replacement in order. False, with `why`, when ONNX's
   // inference finds a type error in a node whose input types are all known
@@ -127,8 +130,6 @@ class TypeOracle {
   onnx::DataType TensorDataType(int elem_type);
   // Keeps `type` as the type of `value`; returns the kept copy.
   const onnx::TypeProto* Note(const std::string& value, const onnx::TypeProto& type);
-  // One kept copy per distinct type: a model has far fewer types than values.
-  const onnx::TypeProto* Intern(const onnx::TypeProto& type);
   static bool IsMark(const onnx::TypeProto* t);
 
   // The inferred type of each value is kept in its index entry
@@ -138,7 +139,7 @@ class TypeOracle {
   GraphIndex* index_;
   std::unordered_map<std::string, int> opsets_;
   // Inferred types live on `types_arena_`, one copy per distinct type
-  // (`interned_`, keyed by its serialized bytes); values share them.
+  // (`interned_`, keyed by AppendTypeKey); values share them.
   google::protobuf::Arena types_arena_;
   std::unordered_map<std::string, const onnx::TypeProto*> interned_;
   std::string intern_key_;  // scratch
