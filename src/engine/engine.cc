@@ -85,7 +85,12 @@ class TreeRewriter {
         auto it = replay_records_.find(m.replayed_from);
         if (it != replay_records_.end()) same = &it->second;
       }
-      outcome.candidates = same ? same->candidates : interner_->Candidates(std::move(m.candidates));
+      if (same)
+        outcome.candidates = same->candidates;
+      else if (m.remembered_candidates)
+        outcome.candidates = interner_->Candidates(*m.remembered_candidates);
+      else
+        outcome.candidates = interner_->Candidates(std::move(m.candidates));
       if (!m.ok) {
         outcome.reason = m.reason;
         outcome.needs_opset = m.needs_opset;

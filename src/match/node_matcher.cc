@@ -126,7 +126,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
   if (context.memo) node_key = context.memo->NodeKeyOf(node, form, *index, context.oracle);
   if (node_key) {
     if (const ReplacementMemo::NodeEntry* hit = context.memo->FindNode(*node_key)) {
-      result.candidates = hit->entry->outcomes;
+      result.remembered_candidates = &hit->entry->outcomes;
       context.memo->Replay(*hit->entry, node, *hit->rule, index, context.oracle, &result.replacement);
       result.ok = true;
       result.replayed = true;

@@ -35,9 +35,12 @@ struct MatchResult {
   std::vector<CandidateOutcome> candidates;
   // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
   bool replayed = false;
-  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf):
-  // `candidates` are then those of the remembered match, whole.
+  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf).
+  // `candidates` are then left empty: the remembered match's, whole, are in
+  // `remembered_candidates` (kept by the memo), and most such nodes share the
+  // record of the first node replayed from it, so a copy per node was waste.
   bool replayed_by_node_key = false;
+  const std::vector<CandidateOutcome>* remembered_candidates = nullptr;
   // The remembered replacement copied, when replayed: one identity for every
   // node replayed from it (their rule, emitted ops and candidates alike).
   const void* replayed_from = nullptr;
