@@ -370,11 +370,20 @@ void ReplacementMemo::Replay(const Entry& entry, const onnx::NodeProto& node, co
   out->reserve(entry.nodes.size());
   size_t k = 0;
   for (const onnx::NodeProto& n : entry.nodes) {
-    out->push_back(n);
-    onnx::NodeProto& m = out->back();
+    onnx::NodeProto& m = out->emplace_back();
+    // Field by field (every field of ONNX 1.12's NodeProto), each name
+    // written once: a whole-node copy wrote every name twice, through
+    // protobuf's generic merge.
     m.set_name(name_of(entry.names[k++]));
-    for (int j = 0; j < m.input_size(); ++j) *m.mutable_input(j) = name_of(entry.names[k++]);
-    for (int j = 0; j < m.output_size(); ++j) *m.mutable_output(j) = name_of(entry.names[k++]);
+    m.mutable_input()->Reserve(n.input_size());
+    for (int j = 0; j < n.input_size(); ++j) m.add_input(name_of(entry.names[k++]));
+    m.mutable_output()->Reserve(n.output_size());
+    for (int j = 0; j < n.output_size(); ++j) m.add_output(name_of(entry.names[k++]));
+    if (n.has_op_type()) m.set_op_type(n.op_type());
+    if (n.has_domain()) m.set_domain(n.domain());
+    if (n.attribute_size() > 0) *m.mutable_attribute() = n.attribute();
+    if (n.has_doc_string()) m.set_doc_string(n.doc_string());
+    if (!n.unknown_fields().empty()) m.mutable_unknown_fields()->MergeFrom(n.unknown_fields());
   }
   oracle->ApplyTyping(*out, entry.typing);
 }

@@ -364,5 +364,77 @@ TEST_CASE("a node key tells apart what a match reads of the node, and only that"
   CHECK(bytes_of(15) != bytes_of(13));
 }
 
+TEST_CASE("a replayed node has every field of the remembered one, under the new node's names", "[memo]") {
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "custom" : 1] >
+    g (float[2] x, float[2] x2) => (float[2] y, float[2] y2) {
+      y = custom.op(x)
+      y2 = custom.op(x2)
+    }
+  )");
+  auto* nodes = model.mutable_graph()->mutable_node();
+  nodes->Mutable(0)->set_name("first");
+  nodes->Mutable(1)->set_name("second");
+  GraphIndex index = GraphIndex::ForGraph(model.graph());
+  TypeOracle oracle(&index, {{"", 17}, {"custom", 1}});
+  index.AttachTypeOracle(&oracle);
+
+  // What an instantiation for the first node made: every field of ONNX
+  // 1.12's NodeProto set on one node, a domain set to "" (present, unlike an
+  // unset one) and a field this ONNX does not know.
+  EmitRecord record;
+  record.fresh = {{true, "/A", index.FreshNodeName("first/A")},
+                  {false, "/t", index.FreshValueName("first/t")},
+                  {true, "/B", index.FreshNodeName("first/B")}};
+  std::vector<onnx::NodeProto> made(2);
+  made[0].set_name(record.fresh[0].name);
+  made[0].add_input("x");
+  made[0].add_output(record.fresh[1].name);
+  made[0].set_op_type("LeakyRelu");
+  made[0].set_domain("");
+  made[0].set_doc_string("why this node");
+  auto* alpha = made[0].add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.25f);
+  made[0].mutable_unknown_fields()->AddVarint(99, 5);
+  made[1].set_name(record.fresh[2].name);
+  made[1].add_input(record.fresh[1].name);
+  made[1].add_output("y");
+  made[1].set_op_type("Neg");
+
+  ReplacementMemo memo(16);
+  ReplacementMemo::Key key;
+  key.bytes = "k";
+  key.typed_inputs = 1;
+  TypeOracle::ReplacementTyping typing;
+  typing.outputs = {nullptr, nullptr};
+  const Alternative alternative;
+  const ReplacementMemo::Entry* entry =
+      memo.Store(key, model.graph().node(0), alternative, made, record, typing, {});
+  REQUIRE(entry);
+
+  Rule rule;
+  rule.id = "r";
+  std::vector<onnx::NodeProto> replayed;
+  memo.Replay(*entry, model.graph().node(1), rule, &index, &oracle, &replayed);
+  REQUIRE(replayed.size() == 2);
+  // The expected nodes: the remembered ones under the second node's names.
+  std::vector<onnx::NodeProto> expected = made;
+  expected[0].set_name("second/A");
+  expected[0].set_input(0, "x2");
+  expected[0].set_output(0, "second/t");
+  expected[1].set_name("second/B");
+  expected[1].set_input(0, "second/t");
+  expected[1].set_output(0, "y2");
+  for (size_t k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(replayed[k].SerializeAsString() == expected[k].SerializeAsString());
+  }
+  CHECK(replayed[0].has_domain());
+  CHECK_FALSE(replayed[1].has_domain());
+  CHECK_FALSE(replayed[1].has_doc_string());
+}
+
 }  // namespace
 }  // namespace remap
