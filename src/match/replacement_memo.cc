@@ -6,6 +6,7 @@
 
 #include "match/constant_reader.h"
 #include "match/tensor_value.h"
+#include "model/type_key.h"
 
 namespace remap {
 
@@ -103,11 +104,12 @@ bool PutValue(KeyBytes* key, const Value& v, const onnx::NodeProto& node, TypeOr
         Put<uint8_t>(key, 1);  // one object per distinct type: the object names it
         Put(key, type);
       } else {
-        // A type the model records: its bytes. (Equal to an interned one, it
-        // only misses; a key never mixes the two up.)
+        // A type the model records: its key, equal exactly when its bytes
+        // are. (Equal to an interned one, it only misses; a key never mixes
+        // the two up.)
         Put<uint8_t>(key, 2);
         std::string bytes;
-        if (!type->SerializeToString(&bytes)) return false;
+        AppendTypeKey(*type, &bytes);
         PutString(key, bytes);
       }
       *typed |= uint64_t{1} << j;
