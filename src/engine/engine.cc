@@ -74,16 +74,23 @@ class TreeRewriter {
       if (graph.empty()) graph = SharedString(path);
       outcome.graph = graph;
       outcome.node = node->name();
-      outcome.op = interner_->String(OpName(*node));
-      outcome.form = interner_->String(form.KindName());
-      outcome.aten_operator = interner_->String(form.aten_operator);
       MatchResult m = MatchNode(*node, form, match_, index_);
-      // A node replayed by its node key records what the first node replayed
-      // from the same replacement recorded: interned once, not per node.
+      // A node replayed by its node key records what the first node of that
+      // key recorded: interned once, not per node. The key holds the node's
+      // form, domain, op_type and ATen operator, so those are alike too.
       const ReplayRecord* same = nullptr;
       if (m.replayed_by_node_key) {
-        auto it = replay_records_.find(m.replayed_from);
+        auto it = replay_records_.find(m.node_key_record);
         if (it != replay_records_.end()) same = &it->second;
+      }
+      if (same) {
+        outcome.op = same->op;
+        outcome.form = same->form;
+        outcome.aten_operator = same->aten_operator;
+      } else {
+        outcome.op = interner_->String(OpName(*node));
+        outcome.form = interner_->String(form.KindName());
+        outcome.aten_operator = interner_->String(form.aten_operator);
       }
       if (same)
         outcome.candidates = same->candidates;
@@ -116,7 +123,8 @@ class TreeRewriter {
         for (const auto& n : m.replacement) emitted.push_back(OpName(n));
         outcome.emitted = interner_->Names(std::move(emitted));
         if (m.replayed_by_node_key)
-          replay_records_.emplace(m.replayed_from, ReplayRecord{outcome.rule, outcome.emitted, outcome.candidates});
+          replay_records_.emplace(m.node_key_record, ReplayRecord{outcome.op, outcome.form, outcome.aten_operator, outcome.rule,
+                                                                outcome.emitted, outcome.candidates});
       }
       for (const auto& n : m.replacement) {
         for (const auto& in : n.input()) {
@@ -260,8 +268,11 @@ class TreeRewriter {
   std::vector<const onnx::NodeProto*> absorbed_;  // producers rewritten with their consumer
   std::map<std::string, int64_t> imports_needed_;
   std::set<std::string> domains_rewritten_;
-  // What nodes replayed by node key from one remembered replacement record.
+  // What the nodes replayed by one node key record (ReplacementMemo::NodeEntry).
   struct ReplayRecord {
+    SharedString op;
+    SharedString form;
+    SharedString aten_operator;
     SharedString rule;
     SharedList<std::string> emitted;
     SharedList<CandidateOutcome> candidates;

@@ -132,6 +132,7 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
       result.replayed = true;
       result.replayed_by_node_key = true;
       result.replayed_from = hit->entry;
+      result.node_key_record = hit;
       result.rule = hit->rule;
       result.alternative = hit->entry->alternative;
       return result;

@@ -44,6 +44,11 @@ struct MatchResult {
   // The remembered replacement copied, when replayed: one identity for every
   // node replayed from it (their rule, emitted ops and candidates alike).
   const void* replayed_from = nullptr;
+  // When replayed by node key, that key's memo record: one identity for every
+  // node of the key, which also share their op, form and ATen operator. (Two
+  // keys may share a replacement: an ATen fallback and a fall-through node
+  // of one operator and arguments.)
+  const void* node_key_record = nullptr;
 };
 
 // Instantiates a fitting alternative's replacement (the rewriters' job; the

@@ -104,6 +104,10 @@ TEST_CASE("a rewrite with replayed replacements writes what one without them wri
     const NodeOutcome& b = replayed.report.rewritten[k];
     CAPTURE(a.node);
     CHECK(b.node == a.node);
+    CHECK(b.graph.str() == a.graph.str());
+    CHECK(b.op.str() == a.op.str());
+    CHECK(b.form.str() == a.form.str());
+    CHECK(b.aten_operator.str() == a.aten_operator.str());
     CHECK(b.rule.str() == a.rule.str());
     CHECK(b.rule_location == a.rule_location);
     CHECK(std::vector<std::string>(b.emitted.begin(), b.emitted.end()) ==
@@ -434,6 +438,40 @@ TEST_CASE("a replayed node has every field of the remembered one, under the new 
   CHECK(replayed[0].has_domain());
   CHECK_FALSE(replayed[1].has_domain());
   CHECK_FALSE(replayed[1].has_doc_string());
+}
+
+TEST_CASE("nodes of two forms replayed from one replacement each record their own form", "[memo]") {
+  // An ATen fallback and a fall-through node of one operator, on one input:
+  // the same rule and arguments, so one remembered replacement, but two node
+  // keys, whose nodes differ in op and form.
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 17, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x) => (float[2, 3] a1, float[2, 3] a2, float[2, 3] a3, float[2, 3] a4, float[2, 3] a5) {
+      a1 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+      a2 = org.pytorch.aten.asinh(x)
+      a3 = org.pytorch.aten.ATen<operator = "asinh", overload_name = "">(x)
+      a4 = org.pytorch.aten.asinh(x)
+      a5 = org.pytorch.aten.asinh(x)
+    }
+  )");
+  RuleLoadResult loaded = LoadRuleTexts(true, {});
+  REQUIRE(loaded.errors.empty());
+  RewriteOptions options;
+  options.memo_entries = 4096;
+  auto report = RewriteModel(&model, loaded.rules, options);
+  REQUIRE(report.ok());
+  REQUIRE(report->rewritten.size() == 5);
+  CHECK(report->replayed_by_node_key >= 2);
+  const char* ops[] = {"org.pytorch.aten::ATen", "org.pytorch.aten::asinh", "org.pytorch.aten::ATen",
+                       "org.pytorch.aten::asinh", "org.pytorch.aten::asinh"};
+  const char* forms[] = {"aten-fallback", "aten-fallthrough", "aten-fallback", "aten-fallthrough", "aten-fallthrough"};
+  for (size_t k = 0; k < 5; ++k) {
+    CAPTURE(k);
+    CHECK(report->rewritten[k].op.str() == ops[k]);
+    CHECK(report->rewritten[k].form.str() == forms[k]);
+    CHECK(report->rewritten[k].aten_operator.str() == "asinh");
+    CHECK(report->rewritten[k].rule.str() == "aten-asinh");
+  }
 }
 
 }  // namespace
