@@ -140,7 +140,7 @@ class TreeRewriter {
       for (const auto& out : node->output()) index_->ForgetProducer(out);
       absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
       for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
-      domains_rewritten_.insert(node->domain());
+      NoteRewrittenDomain(node->domain());
       report_->rewritten.push_back(std::move(outcome));
       if (added_) added_->resize(added_before);
       editor.Replace(i, std::move(m.replacement));
@@ -168,7 +168,7 @@ class TreeRewriter {
   }
 
   const std::map<std::string, int64_t>& imports_needed() const { return imports_needed_; }
-  const std::set<std::string>& domains_rewritten() const { return domains_rewritten_; }
+  const std::vector<std::string>& domains_rewritten() const { return domains_rewritten_; }
 
  private:
   // Producers rewritten with their consumer (absorbed) die with the whole
@@ -177,7 +177,7 @@ class TreeRewriter {
     std::vector<std::string_view> work;
     for (const onnx::NodeProto* p : absorbed_) {
       if (!dead_nodes_.insert(p)) continue;
-      domains_rewritten_.insert(p->domain());
+      NoteRewrittenDomain(p->domain());
       for (const auto& out : p->output()) index_->ForgetProducer(out);
       for (const auto& in : p->input()) {
         if (in.empty()) continue;
@@ -211,7 +211,7 @@ class TreeRewriter {
       for (const auto& out : p.node->output()) unused = unused && (out.empty() || index_->Uses(out) == 0);
       if (!unused) continue;
       dead_nodes_.insert(p.node);
-      domains_rewritten_.insert(p.node->domain());  // its import may now be unused
+      NoteRewrittenDomain(p.node->domain());  // its import may now be unused
       for (const auto& in : p.node->input()) {
         if (in.empty()) continue;
         index_->RemoveUse(in);
@@ -223,6 +223,14 @@ class TreeRewriter {
       // The index holds nodes as const; the model they belong to is ours to edit.
       FreeNodeContent(const_cast<onnx::NodeProto*>(p.node));
     }
+  }
+  // A model's rewritten and removed nodes come from a handful of domains: a
+  // scan of those seen is less code, run per node, than a set insert.
+  void NoteRewrittenDomain(const std::string& domain) {
+    for (const std::string& d : domains_rewritten_) {
+      if (d == domain) return;
+    }
+    domains_rewritten_.push_back(domain);
   }
   // The unmapped argument producers that were removed are no longer left.
   void DropRemovedFromRemaining() {
@@ -267,7 +275,7 @@ class TreeRewriter {
   std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining
   std::vector<const onnx::NodeProto*> absorbed_;  // producers rewritten with their consumer
   std::map<std::string, int64_t> imports_needed_;
-  std::set<std::string> domains_rewritten_;
+  std::vector<std::string> domains_rewritten_;  // each once
   // What the nodes replayed by one node key record (ReplacementMemo::NodeEntry).
   struct ReplayRecord {
     SharedString op;
