@@ -241,7 +241,9 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
   std::vector<int64_t> dims;
   const onnx::TypeProto* t = oracle_ ? oracle_->TypeProtoOf(value) : RecordedTypeProto(value);
   if (t && t->has_tensor_type() && t->tensor_type().has_shape()) {
-    for (const auto& d : t->tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    const auto& shape = t->tensor_type().shape();
+    dims.reserve(static_cast<size_t>(shape.dim_size()));  // one allocation, not one per doubling
+    for (const auto& d : shape.dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
     *known = true;
     return dims;
   }
