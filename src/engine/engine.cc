@@ -70,80 +70,8 @@ class TreeRewriter {
       }
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
-      NodeOutcome outcome;
       if (graph.empty()) graph = SharedString(path);
-      outcome.graph = graph;
-      outcome.node = node->name();
-      MatchResult m = MatchNode(*node, form, match_, index_);
-      // A node replayed by its node key records what the first node of that
-      // key recorded: interned once, not per node. The key holds the node's
-      // form, domain, op_type and ATen operator, so those are alike too.
-      const ReplayRecord* same = nullptr;
-      if (m.replayed_by_node_key) {
-        auto it = replay_records_.find(m.node_key_record);
-        if (it != replay_records_.end()) same = &it->second;
-      }
-      if (same) {
-        outcome.op = same->op;
-        outcome.form = same->form;
-        outcome.aten_operator = same->aten_operator;
-      } else {
-        outcome.op = interner_->String(OpName(*node));
-        outcome.form = interner_->String(form.KindName());
-        outcome.aten_operator = interner_->String(form.aten_operator);
-      }
-      if (same)
-        outcome.candidates = same->candidates;
-      else if (m.remembered_candidates)
-        outcome.candidates = interner_->Candidates(*m.remembered_candidates);
-      else
-        outcome.candidates = interner_->Candidates(std::move(m.candidates));
-      if (!m.ok) {
-        outcome.reason = m.reason;
-        outcome.needs_opset = m.needs_opset;
-        outcome.refusal = m.refusal;
-        if (m.refused_by) outcome.refused_by = interner_->String(m.refused_by->id);
-        // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
-        // usually feeds an ATen node and goes with it, and a producer pattern
-        // (fft_rfft under view_as_real) is rewritten with its consumer.
-        unmapped_nodes_.emplace_back(node, report_->remaining.size());
-        report_->remaining.push_back(std::move(outcome));
-        continue;
-      }
-      if (m.replayed) ++report_->replacements_replayed;
-      if (m.replayed_by_node_key) ++report_->replayed_by_node_key;
-      outcome.rule_location = m.alternative->location;
-      if (same) {
-        outcome.rule = same->rule;
-        outcome.emitted = same->emitted;
-      } else {
-        outcome.rule = interner_->String(m.rule->id);
-        std::vector<std::string> emitted;
-        emitted.reserve(m.replacement.size());
-        for (const auto& n : m.replacement) emitted.push_back(OpName(n));
-        outcome.emitted = interner_->Names(std::move(emitted));
-        if (m.replayed_by_node_key)
-          replay_records_.emplace(m.node_key_record, ReplayRecord{outcome.op, outcome.form, outcome.aten_operator, outcome.rule,
-                                                                outcome.emitted, outcome.candidates});
-      }
-      for (const auto& n : m.replacement) {
-        for (const auto& in : n.input()) {
-          if (!in.empty()) index_->AddUse(in);
-        }
-      }
-      for (const auto& in : node->input()) {
-        if (in.empty()) continue;
-        index_->RemoveUse(in);
-        released_.push_back(index_->KeyOf(in));  // the node's own strings go with it
-      }
-      Release(&released_);
-      for (const auto& out : node->output()) index_->ForgetProducer(out);
-      absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
-      for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
-      NoteRewrittenDomain(node->domain());
-      report_->rewritten.push_back(std::move(outcome));
-      if (added_) added_->resize(added_before);
-      editor.Replace(i, std::move(m.replacement));
+      RewriteNode(node, i, form, graph, added_before, &editor);
     }
     if (!added_) {
       editor.Commit();
@@ -152,6 +80,87 @@ class TreeRewriter {
     std::vector<const onnx::NodeProto*> placed;
     editor.Commit(&placed);
     for (const onnx::NodeProto* n : placed) added_->push_back(AddedNode{n, function_});
+  }
+
+  // Matches one unmapped node and records what came of it; a replacement
+  // goes to `editor`. Apart from the walk, which runs for every node: the
+  // walk's few lines then stay in the instruction cache between the
+  // unmapped nodes, whose path is many times its size.
+  __attribute__((noinline)) void RewriteNode(onnx::NodeProto* node, int i, const NodeForm& form, const SharedString& graph,
+                                             size_t added_before, NodeListEditor* editor) {
+    NodeOutcome outcome;
+    outcome.graph = graph;
+    outcome.node = node->name();
+    MatchResult m = MatchNode(*node, form, match_, index_);
+    // A node replayed by its node key records what the first node of that
+    // key recorded: interned once, not per node. The key holds the node's
+    // form, domain, op_type and ATen operator, so those are alike too.
+    const ReplayRecord* same = nullptr;
+    if (m.replayed_by_node_key) {
+      auto it = replay_records_.find(m.node_key_record);
+      if (it != replay_records_.end()) same = &it->second;
+    }
+    if (same) {
+      outcome.op = same->op;
+      outcome.form = same->form;
+      outcome.aten_operator = same->aten_operator;
+    } else {
+      outcome.op = interner_->String(OpName(*node));
+      outcome.form = interner_->String(form.KindName());
+      outcome.aten_operator = interner_->String(form.aten_operator);
+    }
+    if (same)
+      outcome.candidates = same->candidates;
+    else if (m.remembered_candidates)
+      outcome.candidates = interner_->Candidates(*m.remembered_candidates);
+    else
+      outcome.candidates = interner_->Candidates(std::move(m.candidates));
+    if (!m.ok) {
+      outcome.reason = m.reason;
+      outcome.needs_opset = m.needs_opset;
+      outcome.refusal = m.refusal;
+      if (m.refused_by) outcome.refused_by = interner_->String(m.refused_by->id);
+      // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
+      // usually feeds an ATen node and goes with it, and a producer pattern
+      // (fft_rfft under view_as_real) is rewritten with its consumer.
+      unmapped_nodes_.emplace_back(node, report_->remaining.size());
+      report_->remaining.push_back(std::move(outcome));
+      return;
+    }
+    if (m.replayed) ++report_->replacements_replayed;
+    if (m.replayed_by_node_key) ++report_->replayed_by_node_key;
+    outcome.rule_location = m.alternative->location;
+    if (same) {
+      outcome.rule = same->rule;
+      outcome.emitted = same->emitted;
+    } else {
+      outcome.rule = interner_->String(m.rule->id);
+      std::vector<std::string> emitted;
+      emitted.reserve(m.replacement.size());
+      for (const auto& n : m.replacement) emitted.push_back(OpName(n));
+      outcome.emitted = interner_->Names(std::move(emitted));
+      if (m.replayed_by_node_key)
+        replay_records_.emplace(m.node_key_record, ReplayRecord{outcome.op, outcome.form, outcome.aten_operator, outcome.rule,
+                                                              outcome.emitted, outcome.candidates});
+    }
+    for (const auto& n : m.replacement) {
+      for (const auto& in : n.input()) {
+        if (!in.empty()) index_->AddUse(in);
+      }
+    }
+    for (const auto& in : node->input()) {
+      if (in.empty()) continue;
+      index_->RemoveUse(in);
+      released_.push_back(index_->KeyOf(in));  // the node's own strings go with it
+    }
+    Release(&released_);
+    for (const auto& out : node->output()) index_->ForgetProducer(out);
+    absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
+    for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
+    NoteRewrittenDomain(node->domain());
+    report_->rewritten.push_back(std::move(outcome));
+    if (added_) added_->resize(added_before);
+    editor->Replace(i, std::move(m.replacement));
   }
 
   // Removes the argument producers (Constant, SequenceConstruct,
