@@ -104,17 +104,14 @@ class TreeRewriter {
       outcome.op = same->op;
       outcome.form = same->form;
       outcome.aten_operator = same->aten_operator;
+      outcome.candidates = same->candidates;
     } else {
       outcome.op = interner_->String(OpName(*node));
       outcome.form = interner_->String(form.KindName());
       outcome.aten_operator = interner_->String(form.aten_operator);
+      outcome.candidates = m.remembered_candidates ? interner_->Candidates(*m.remembered_candidates)
+                                                   : interner_->Candidates(std::move(m.candidates));
     }
-    if (same)
-      outcome.candidates = same->candidates;
-    else if (m.remembered_candidates)
-      outcome.candidates = interner_->Candidates(*m.remembered_candidates);
-    else
-      outcome.candidates = interner_->Candidates(std::move(m.candidates));
     if (!m.ok) {
       outcome.reason = m.reason;
       outcome.needs_opset = m.needs_opset;

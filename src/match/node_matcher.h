@@ -36,9 +36,9 @@ struct MatchResult {
   // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
   bool replayed = false;
   // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf).
-  // `candidates` are then left empty: the remembered match's, whole, are in
-  // `remembered_candidates` (kept by the memo), and most such nodes share the
-  // record of the first node replayed from it, so a copy per node was waste.
+  // `candidates` is then empty and `remembered_candidates` points at the
+  // remembered match's, whole, which the memo keeps: most such nodes share
+  // the record of the first node of their key, so none copies them.
   bool replayed_by_node_key = false;
   const std::vector<CandidateOutcome>* remembered_candidates = nullptr;
   // The remembered replacement copied, when replayed: one identity for every
