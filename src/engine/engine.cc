@@ -96,8 +96,8 @@ class TreeRewriter {
     // key recorded: interned once, not per node. The key holds the node's
     // form, domain, op_type and ATen operator, so those are alike too.
     const ReplayRecord* same = nullptr;
-    if (m.replayed_by_node_key) {
-      auto it = replay_records_.find(m.node_key_record);
+    if (m.node_key_hit) {
+      auto it = replay_records_.find(m.node_key_hit);
       if (it != replay_records_.end()) same = &it->second;
     }
     if (same) {
@@ -109,8 +109,8 @@ class TreeRewriter {
       outcome.op = interner_->String(OpName(*node));
       outcome.form = interner_->String(form.KindName());
       outcome.aten_operator = interner_->String(form.aten_operator);
-      outcome.candidates = m.remembered_candidates ? interner_->Candidates(*m.remembered_candidates)
-                                                   : interner_->Candidates(std::move(m.candidates));
+      outcome.candidates = m.node_key_hit ? interner_->Candidates(m.node_key_hit->entry->outcomes)
+                                          : interner_->Candidates(std::move(m.candidates));
     }
     if (!m.ok) {
       outcome.reason = m.reason;
@@ -125,7 +125,7 @@ class TreeRewriter {
       return;
     }
     if (m.replayed) ++report_->replacements_replayed;
-    if (m.replayed_by_node_key) ++report_->replayed_by_node_key;
+    if (m.node_key_hit) ++report_->replayed_by_node_key;
     outcome.rule_location = m.alternative->location;
     if (same) {
       outcome.rule = same->rule;
@@ -136,8 +136,8 @@ class TreeRewriter {
       emitted.reserve(m.replacement.size());
       for (const auto& n : m.replacement) emitted.push_back(OpName(n));
       outcome.emitted = interner_->Names(std::move(emitted));
-      if (m.replayed_by_node_key)
-        replay_records_.emplace(m.node_key_record, ReplayRecord{outcome.op, outcome.form, outcome.aten_operator, outcome.rule,
+      if (m.node_key_hit)
+        replay_records_.emplace(m.node_key_hit, ReplayRecord{outcome.op, outcome.form, outcome.aten_operator, outcome.rule,
                                                               outcome.emitted, outcome.candidates});
     }
     for (const auto& n : m.replacement) {
@@ -291,7 +291,7 @@ class TreeRewriter {
     SharedList<std::string> emitted;
     SharedList<CandidateOutcome> candidates;
   };
-  std::unordered_map<const void*, ReplayRecord> replay_records_;
+  std::unordered_map<const ReplacementMemo::NodeEntry*, ReplayRecord> replay_records_;
 };
 
 std::map<std::string, int64_t> NonDefaultImports(const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& ops) {

@@ -126,13 +126,10 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
   if (context.memo) node_key = context.memo->NodeKeyOf(node, form, *index, context.oracle);
   if (node_key) {
     if (const ReplacementMemo::NodeEntry* hit = context.memo->FindNode(*node_key)) {
-      result.remembered_candidates = &hit->entry->outcomes;
       context.memo->Replay(*hit->entry, node, *hit->rule, index, context.oracle, &result.replacement);
       result.ok = true;
       result.replayed = true;
-      result.replayed_by_node_key = true;
-      result.replayed_from = hit->entry;
-      result.node_key_record = hit;
+      result.node_key_hit = hit;
       result.rule = hit->rule;
       result.alternative = hit->entry->alternative;
       return result;
@@ -199,7 +196,6 @@ MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const M
         context.memo->Replay(*hit, node, *rule, index, context.oracle, &result.replacement);
         result.ok = true;
         result.replayed = true;
-        result.replayed_from = hit;
         result.rule = rule;
         result.absorbed = std::move(absorbed);
         result.alternative = hit->alternative;

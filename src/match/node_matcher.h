@@ -35,20 +35,14 @@ struct MatchResult {
   std::vector<CandidateOutcome> candidates;
   // The replacement is a copy of one made for a node matched alike (MatchContext::memo).
   bool replayed = false;
-  // ... found by the node's own key, before any rule was bound (ReplacementMemo::NodeKeyOf).
-  // `candidates` is then empty and `remembered_candidates` points at the
-  // remembered match's, whole, which the memo keeps: most such nodes share
-  // the record of the first node of their key, so none copies them.
-  bool replayed_by_node_key = false;
-  const std::vector<CandidateOutcome>* remembered_candidates = nullptr;
-  // The remembered replacement copied, when replayed: one identity for every
-  // node replayed from it (their rule, emitted ops and candidates alike).
-  const void* replayed_from = nullptr;
-  // When replayed by node key, that key's memo record: one identity for every
-  // node of the key, which also share their op, form and ATen operator. (Two
+  // ... found by the node's own key, before any rule was bound
+  // (ReplacementMemo::NodeKeyOf): the memo's record of that key, else null.
+  // `candidates` is then empty: those of the remembered match, whole, are in
+  // the record's entry. The record is one identity for every node of the
+  // key, which share their op, form, rule, emitted ops and candidates. (Two
   // keys may share a replacement: an ATen fallback and a fall-through node
   // of one operator and arguments.)
-  const void* node_key_record = nullptr;
+  const ReplacementMemo::NodeEntry* node_key_hit = nullptr;
 };
 
 // Instantiates a fitting alternative's replacement (the rewriters' job; the
