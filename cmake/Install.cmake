@@ -28,7 +28,8 @@ install(TARGETS onnx_remap EXPORT onnx_remapTargets
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/src/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/onnx_remap"
         FILES_MATCHING PATTERN "*.h"
         PATTERN "cli" EXCLUDE)
-install(FILES "${PROJECT_BINARY_DIR}/src/generated/proto/rules.pb.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/onnx_remap/proto")
+install(FILES "${PROJECT_BINARY_DIR}/src/generated/proto/rules.pb.h"
+              "${PROJECT_BINARY_DIR}/src/generated/proto/precompiled_rules.pb.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/onnx_remap/proto")
 install(FILES "${PROJECT_BINARY_DIR}/src/generated/report/report.pb.h" "${PROJECT_BINARY_DIR}/src/generated/report/listing.pb.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/onnx_remap/report")
 

@@ -2,6 +2,7 @@
 // and what each one holds (see src/build_tools/rule_index_generator.cc).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 namespace remap {
@@ -26,6 +27,10 @@ struct BuiltinRuleFileIndex {
   // The other built-in files whose fragments its rules and fragments call,
   // directly or through other fragments.
   std::vector<const char*> needs;
+  // The file as parsed at build time (rulefile::PrecompiledRuleFile's bytes),
+  // for ParsePrecompiledRuleFile: reading it costs a small part of parsing
+  // the text.
+  std::string_view precompiled;
 };
 
 // One entry per built-in rule file; nullptr where there is no index (the

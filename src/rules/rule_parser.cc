@@ -13,7 +13,9 @@
 #include "model/opset_import.h"
 #include "model/schema_lookup.h"
 #include "model/shape_inference.h"
+#include "proto/precompiled_rules.pb.h"
 #include "proto/rules.pb.h"
+#include "rules/field_positions.h"
 #include "rules/target_compiler.h"
 
 namespace remap {
@@ -105,21 +107,20 @@ class RuleCompiler {
   RuleCompiler(const std::string& file, const std::string& text, bool defer, std::vector<std::string>* errors)
       : file_(file), text_(std::make_shared<const std::string>(text)), defer_(defer), errors_(errors) {}
 
-  std::unique_ptr<Rule> Compile(const rulefile::Rule& msg, const pb::TextFormat::ParseInfoTree* tree,
+  std::unique_ptr<Rule> Compile(const rulefile::Rule& msg, const rulefile::FieldPositions* tree,
                                 SourceLocation where) {
     auto rule = std::make_unique<Rule>();
     rule->location = where;
     rule->id = msg.id();
     rule->doc = msg.doc();
     size_t errors_before = errors_->size();
-    const auto* desc = msg.GetDescriptor();
-
+    
     if (!ValidId(msg.id()))
-      Error(FieldAt(tree, desc->FindFieldByName("id"), where),
+      Error(FieldAt(tree, rulefile::Rule::kIdFieldNumber, where),
             msg.id().empty() ? "rule has no id" : fmt::format("rule id '{}' must be lower-case kebab-case, e.g. aten-asinh", msg.id()));
 
     // Signature first: matches and alternatives refer to its names.
-    auto sig_source = Source(tree, desc->FindFieldByName("signature"), where);
+    auto sig_source = Source(tree, rulefile::Rule::kSignatureFieldNumber, where);
     if (msg.signature().empty()) {
       Error(where, "rule has no signature (the operator's arguments in PyTorch schema syntax)");
     } else {
@@ -130,29 +131,27 @@ class RuleCompiler {
 
     if (msg.match_size() == 0) Error(where, "rule has no match (which nodes it applies to)");
     for (int k = 0; k < msg.match_size(); ++k) {
-      const auto* mtree = tree ? tree->GetTreeForNested(desc->FindFieldByName("match"), k) : nullptr;
-      SourceLocation at = FieldAt(tree, desc->FindFieldByName("match"), where, k);
+      const auto* mtree = NestedPositions(tree, rulefile::Rule::kMatchFieldNumber, k);
+      SourceLocation at = FieldAt(tree, rulefile::Rule::kMatchFieldNumber, where, k);
       rule->matches.push_back(CompileMatch(msg.match(k), mtree, at));
     }
 
     rule->scope = rule->signature;
     for (int k = 0; k < msg.producer_size(); ++k) {
       const auto& p = msg.producer(k);
-      const auto* pfield = desc->FindFieldByName("producer");
-      const auto* ptree = tree ? tree->GetTreeForNested(pfield, k) : nullptr;
-      SourceLocation at = FieldAt(tree, pfield, where, k);
-      const auto* pdesc = p.GetDescriptor();
+      const auto* ptree = NestedPositions(tree, rulefile::Rule::kProducerFieldNumber, k);
+      SourceLocation at = FieldAt(tree, rulefile::Rule::kProducerFieldNumber, where, k);
       ProducerPattern pattern;
       pattern.location = at;
       pattern.argument = p.argument();
       const Argument* arg = rule->signature.Find(p.argument());
       if (!arg || arg->type != ArgType::kTensor)
-        Error(FieldAt(ptree, pdesc->FindFieldByName("argument"), at),
+        Error(FieldAt(ptree, rulefile::Producer::kArgumentFieldNumber, at),
               fmt::format("producer argument '{}' is not a Tensor argument of the signature", p.argument()));
       if (!p.has_match()) Error(at, "producer has no match");
-      else pattern.match = CompileMatch(p.match(), ptree ? ptree->GetTreeForNested(pdesc->FindFieldByName("match"), -1) : nullptr,
-                                        FieldAt(ptree, pdesc->FindFieldByName("match"), at));
-      auto psig = Source(ptree, pdesc->FindFieldByName("signature"), at);
+      else pattern.match = CompileMatch(p.match(), NestedPositions(ptree, rulefile::Producer::kMatchFieldNumber),
+                                        FieldAt(ptree, rulefile::Producer::kMatchFieldNumber, at));
+      auto psig = Source(ptree, rulefile::Producer::kSignatureFieldNumber, at);
       SignatureError e;
       if (p.signature().empty()) {
         Error(at, "producer has no signature");
@@ -174,26 +173,24 @@ class RuleCompiler {
       Error(where, "rule has no alternative (no replacement) and no no_standard_form (why there is none)");
     for (int k = 0; k < msg.alternative_size(); ++k) {
       const auto& a = msg.alternative(k);
-      const auto* afield = desc->FindFieldByName("alternative");
-      const auto* atree = tree ? tree->GetTreeForNested(afield, k) : nullptr;
-      SourceLocation at = FieldAt(tree, afield, where, k);
-      const auto* adesc = a.GetDescriptor();
+      const auto* atree = NestedPositions(tree, rulefile::Rule::kAlternativeFieldNumber, k);
+      SourceLocation at = FieldAt(tree, rulefile::Rule::kAlternativeFieldNumber, where, k);
       Alternative alt;
       alt.location = at;
       alt.doc = a.doc();
       alt.min_opset = a.min_opset();
       alt.max_opset = a.max_opset();
-      if (a.min_opset() < 1) Error(FieldAt(atree, adesc->FindFieldByName("min_opset"), at), "min_opset must be set (1 or more)");
+      if (a.min_opset() < 1) Error(FieldAt(atree, rulefile::Alternative::kMinOpsetFieldNumber, at), "min_opset must be set (1 or more)");
       if (a.max_opset() != 0 && a.max_opset() < a.min_opset())
-        Error(FieldAt(atree, adesc->FindFieldByName("max_opset"), at), "max_opset is below min_opset");
+        Error(FieldAt(atree, rulefile::Alternative::kMaxOpsetFieldNumber, at), "max_opset is below min_opset");
       if (!a.when().empty()) {
-        alt.when_source = Source(atree, adesc->FindFieldByName("when"), at);
+        alt.when_source = Source(atree, rulefile::Alternative::kWhenFieldNumber, at);
         alt.when_text = a.when();
         if (!defer_) CompileWhen(*rule, &alt, Reporter());
       }
       for (int d = 0; d < a.import_size(); ++d) {
         const auto& imp = a.import(d);
-        SourceLocation iat = FieldAt(atree, adesc->FindFieldByName("import"), at, d);
+        SourceLocation iat = FieldAt(atree, rulefile::Alternative::kImportFieldNumber, at, d);
         if (IsDefaultDomain(imp.domain()))
           Error(iat, "the default domain's version is min_opset, not an import");
         else if (imp.version() < 1)
@@ -202,8 +199,8 @@ class RuleCompiler {
           alt.imports[imp.domain()] = imp.version();
       }
       for (int t = 0; t < a.target_size(); ++t)
-        alt.targets.push_back({a.target(t), FieldAt(atree, adesc->FindFieldByName("target"), at, t)});
-      alt.replace_source = Source(atree, adesc->FindFieldByName("replace"), at);
+        alt.targets.push_back({a.target(t), FieldAt(atree, rulefile::Alternative::kTargetFieldNumber, at, t)});
+      alt.replace_source = Source(atree, rulefile::Alternative::kReplaceFieldNumber, at);
       alt.replace_text = a.replace();
       if (a.replace().empty()) {
         Error(at, "alternative has no replace (the ONNX nodes to emit)");
@@ -217,7 +214,7 @@ class RuleCompiler {
     return rule;
   }
 
-  NodeMatch CompileMatch(const rulefile::Match& m, const pb::TextFormat::ParseInfoTree* mtree, SourceLocation at) {
+  NodeMatch CompileMatch(const rulefile::Match& m, const rulefile::FieldPositions* mtree, SourceLocation at) {
     NodeMatch nm;
     nm.location = at;
     nm.aten = m.aten();
@@ -230,8 +227,8 @@ class RuleCompiler {
       Error(at, "a match names either 'aten' (an ATen operator) or 'op_type' (with 'domain'), not both or neither");
     if (!nm.aten.empty() && !nm.domain.empty()) Error(at, "'domain' goes with 'op_type', not with 'aten'");
     for (int a = 0; a < m.attribute_size(); ++a) {
-      const auto* atree = mtree ? mtree->GetTreeForNested(m.GetDescriptor()->FindFieldByName("attribute"), a) : nullptr;
-      auto src = Source(atree, m.attribute(a).GetDescriptor()->FindFieldByName("equals"), at);
+      const auto* atree = NestedPositions(mtree, rulefile::Match::kAttributeFieldNumber, a);
+      auto src = Source(atree, rulefile::AttributeEquals::kEqualsFieldNumber, at);
       ExprError e;
       Expression lit = Expression::Parse(m.attribute(a).equals(), &e);
       Value v;
@@ -246,21 +243,20 @@ class RuleCompiler {
     return nm;
   }
 
-  std::unique_ptr<Fragment> CompileFragment(const rulefile::Fragment& msg, const pb::TextFormat::ParseInfoTree* tree,
+  std::unique_ptr<Fragment> CompileFragment(const rulefile::Fragment& msg, const rulefile::FieldPositions* tree,
                                             SourceLocation where) {
     auto fragment = std::make_unique<Fragment>();
     fragment->location = where;
     fragment->name = msg.name();
     fragment->doc = msg.doc();
     size_t errors_before = errors_->size();
-    const auto* desc = msg.GetDescriptor();
-    SourceLocation name_at = FieldAt(tree, desc->FindFieldByName("name"), where);
+    SourceLocation name_at = FieldAt(tree, rulefile::Fragment::kNameFieldNumber, where);
     if (!ValidFragmentName(msg.name()))
       Error(name_at, msg.name().empty() ? "fragment has no name"
                                         : fmt::format("fragment name '{}' must be CamelCase letters and digits, e.g. ErfPoly", msg.name()));
     else if (FindSchema(msg.name(), KnownDefaultOpset(), ""))
       Error(name_at, fmt::format("fragment name '{}' is an ONNX operator", msg.name()));
-    auto sig_source = Source(tree, desc->FindFieldByName("signature"), where);
+    auto sig_source = Source(tree, rulefile::Fragment::kSignatureFieldNumber, where);
     if (msg.signature().empty()) {
       Error(where, "fragment has no signature");
     } else {
@@ -268,7 +264,7 @@ class RuleCompiler {
       if (!ParseSignature(msg.signature(), &fragment->signature, &e)) Error(sig_source->Locate(e.offset), "signature: " + e.message);
       fragment->signature_text = msg.signature();
     }
-    fragment->replace_source = Source(tree, desc->FindFieldByName("replace"), where);
+    fragment->replace_source = Source(tree, rulefile::Fragment::kReplaceFieldNumber, where);
     fragment->replace_text = msg.replace();
     if (msg.replace().empty()) {
       Error(where, "fragment has no replace (the ONNX nodes it stands for)");
@@ -294,20 +290,17 @@ class RuleCompiler {
     return [this](const SourceLocation& at, const std::string& message) { Error(at, message); };
   }
 
-  SourceLocation FieldAt(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field,
-                         const SourceLocation& fallback, int index = -1) const {
-    if (!tree) return fallback;
-    auto loc = tree->GetLocation(field, index);
+  SourceLocation FieldAt(const rulefile::FieldPositions* tree, int field, const SourceLocation& fallback,
+                         int index = -1) const {
+    const FieldPlace loc = PlaceOf(tree, field, index);
     if (loc.line < 0) return fallback;
     return SourceLocation{file_, loc.line + 1, loc.column + 1};
   }
 
-  std::shared_ptr<const StringSource> Source(const pb::TextFormat::ParseInfoTree* tree,
-                                             const pb::FieldDescriptor* field, const SourceLocation& fallback) const {
-    if (tree) {
-      auto loc = tree->GetLocation(field, -1);
-      if (loc.line >= 0) return std::make_shared<StringSource>(file_, text_, loc.line, loc.column);
-    }
+  std::shared_ptr<const StringSource> Source(const rulefile::FieldPositions* tree, int field,
+                                             const SourceLocation& fallback) const {
+    const FieldPlace loc = PlaceOf(tree, field);
+    if (loc.line >= 0) return std::make_shared<StringSource>(file_, text_, loc.line, loc.column);
     return std::make_shared<StringSource>(file_, text_, fallback.line - 1, fallback.column - 1);
   }
 
@@ -317,58 +310,84 @@ class RuleCompiler {
   std::vector<std::string>* errors_;
 };
 
-}  // namespace
-
-RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin, bool defer) {
+// Compiles a parsed file: `positions` are its fields' places in `text`.
+RuleFileResult CompileRuleFile(const std::string& display_name, const std::string& text,
+                               const rulefile::RuleFile& file, const rulefile::FieldPositions& positions, bool builtin,
+                               bool defer) {
   RuleFileResult result;
-  rulefile::RuleFile file;
-  pb::TextFormat::Parser parser;
-  CollectErrors collector(display_name, &result.errors);
-  pb::TextFormat::ParseInfoTree tree;
-  parser.RecordErrorsTo(&collector);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &file)) {
-    if (result.errors.empty()) result.errors.push_back(fmt::format("{}: error: not a rule file", display_name));
-    return result;
-  }
   if (file.rule_size() == 0 && file.target_size() == 0 && file.fragment_size() == 0) {
     result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule, fragment or target", display_name));
     return result;
   }
-  const auto* target_field = file.GetDescriptor()->FindFieldByName("target");
+  auto where = [&](int field, int k) {
+    const FieldPlace place = PlaceOf(&positions, field, k);
+    return SourceLocation{display_name, place.line + 1, place.column + 1};
+  };
   for (int k = 0; k < file.target_size(); ++k) {
-    auto loc = tree.GetLocation(target_field, k);
-    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
-    auto target = CompileTarget(file.target(k), tree.GetTreeForNested(target_field, k), where, &result.errors);
+    auto target = CompileTarget(file.target(k), NestedPositions(&positions, rulefile::RuleFile::kTargetFieldNumber, k),
+                                where(rulefile::RuleFile::kTargetFieldNumber, k), &result.errors);
     if (!target) continue;
     target->builtin = builtin;
     result.targets.push_back(std::move(target));
   }
   RuleCompiler compiler(display_name, text, defer, &result.errors);
-  const auto* fragment_field = file.GetDescriptor()->FindFieldByName("fragment");
   for (int k = 0; k < file.fragment_size(); ++k) {
-    auto loc = tree.GetLocation(fragment_field, k);
-    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
-    auto fragment = compiler.CompileFragment(file.fragment(k), tree.GetTreeForNested(fragment_field, k), where);
+    auto fragment =
+        compiler.CompileFragment(file.fragment(k), NestedPositions(&positions, rulefile::RuleFile::kFragmentFieldNumber, k),
+                                 where(rulefile::RuleFile::kFragmentFieldNumber, k));
     if (!fragment) continue;
     fragment->builtin = builtin;
     result.fragments.push_back(std::move(fragment));
   }
-  const auto* rule_field = file.GetDescriptor()->FindFieldByName("rule");
   std::set<std::string> ids;
   for (int k = 0; k < file.rule_size(); ++k) {
-    auto loc = tree.GetLocation(rule_field, k);
-    SourceLocation where{display_name, loc.line + 1, loc.column + 1};
-    auto rule = compiler.Compile(file.rule(k), tree.GetTreeForNested(rule_field, k), where);
+    const SourceLocation at = where(rulefile::RuleFile::kRuleFieldNumber, k);
+    auto rule = compiler.Compile(file.rule(k), NestedPositions(&positions, rulefile::RuleFile::kRuleFieldNumber, k), at);
     if (!rule) continue;
     if (!ids.insert(rule->id).second) {
-      result.errors.push_back(fmt::format("{}: error: rule id '{}' is used twice in this file", where.ToString(), rule->id));
+      result.errors.push_back(fmt::format("{}: error: rule id '{}' is used twice in this file", at.ToString(), rule->id));
       continue;
     }
     rule->builtin = builtin;
     result.rules.push_back(std::move(rule));
   }
   return result;
+}
+
+}  // namespace
+
+bool ParseRuleText(const std::string& display_name, const std::string& text, rulefile::PrecompiledRuleFile* parsed,
+                   std::vector<std::string>* errors) {
+  pb::TextFormat::Parser parser;
+  CollectErrors collector(display_name, errors);
+  pb::TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&tree);
+  const size_t errors_before = errors->size();
+  if (!parser.ParseFromString(text, parsed->mutable_file())) {
+    if (errors->size() == errors_before) errors->push_back(fmt::format("{}: error: not a rule file", display_name));
+    return false;
+  }
+  RecordPositions(parsed->file(), tree, parsed->mutable_positions());
+  return true;
+}
+
+RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin, bool defer) {
+  rulefile::PrecompiledRuleFile parsed;
+  RuleFileResult failed;
+  if (!ParseRuleText(display_name, text, &parsed, &failed.errors)) return failed;
+  return CompileRuleFile(display_name, text, parsed.file(), parsed.positions(), builtin, defer);
+}
+
+RuleFileResult ParsePrecompiledRuleFile(const std::string& display_name, const std::string& text,
+                                        std::string_view precompiled, bool defer) {
+  rulefile::PrecompiledRuleFile parsed;
+  if (precompiled.size() > static_cast<size_t>(INT32_MAX) ||
+      !parsed.ParseFromArray(precompiled.data(), static_cast<int>(precompiled.size()))) {
+    // Only a broken build can get here; the text still says what the file holds.
+    return ParseRuleFile(display_name, text, /*builtin=*/true, defer);
+  }
+  return CompileRuleFile(display_name, text, parsed.file(), parsed.positions(), /*builtin=*/true, defer);
 }
 
 }  // namespace remap

@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "proto/precompiled_rules.pb.h"
 #include "rules/fragment.h"
 #include "rules/rule.h"
 #include "rules/target.h"
@@ -28,6 +30,18 @@ struct RuleFileResult {
 // compile (the built-in rules, which the tests compile).
 RuleFileResult ParseRuleFile(const std::string& display_name, const std::string& text, bool builtin,
                              bool defer = false);
+
+// A built-in file from its precompiled form (BuiltinRuleFileIndex::precompiled,
+// made by ParseRuleText at build time): the same result as ParseRuleFile of
+// `text`, without parsing the text again. `text` is still read, for the places
+// of errors inside its string fields.
+RuleFileResult ParsePrecompiledRuleFile(const std::string& display_name, const std::string& text,
+                                        std::string_view precompiled, bool defer);
+
+// The parse alone: the file's message and where each of its fields was. On
+// failure appends "file:line:col: error: ..." lines and returns false.
+bool ParseRuleText(const std::string& display_name, const std::string& text, rulefile::PrecompiledRuleFile* parsed,
+                   std::vector<std::string>* errors);
 
 // Compiles what ParseRuleFile deferred; an error lands in the alternative's
 // (fragment's) compile_error. Not thread-safe: RuleSet serialises the calls.

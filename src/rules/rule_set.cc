@@ -257,7 +257,8 @@ void RuleSet::LoadPendingLocked(size_t f) const {
   if (file.loaded) return;
   file.loaded = true;
   // The same text was parsed, without error, to make the index at build time.
-  RuleFileResult parsed = ParseRuleFile(file.text.path, file.text.content, /*builtin=*/true, /*defer=*/true);
+  RuleFileResult parsed =
+      ParsePrecompiledRuleFile(file.text.path, file.text.content, file.index->precompiled, /*defer=*/true);
   // A fragment of the same name given earlier (a user's) replaces the built-in one.
   for (auto& fragment : parsed.fragments) {
     std::string name = fragment->name;
@@ -426,6 +427,7 @@ namespace {
 
 struct RuleText {
   std::string name, text;
+  std::string_view precompiled;  // a built-in file's (BuiltinRuleFileIndex), else empty
 };
 
 // Rule files of one priority level: the built-ins, one --rules path, or LoadRuleTexts' files.
@@ -458,7 +460,7 @@ std::vector<RuleText> ReadPath(const std::string& path, std::vector<std::string>
       errors->push_back(fmt::format("{}: error: cannot read rule file", f));
       continue;
     }
-    files.push_back({f, buffer.str()});
+    files.push_back({f, buffer.str(), {}});
   }
   return files;
 }
@@ -486,8 +488,9 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
   for (const auto& [batch, f] : files) text_bytes += f->text.size();
   ParallelFor(files.size(), ThreadsFor(text_bytes, kRuleBytesPerThread), [&](size_t task) {
     const auto& [batch, f] = files[task];
-    parsed[task] =
-        ParseRuleFile(f->name, f->text, batch->builtin, batch->builtin && compile == BuiltinCompile::kOnDemand);
+    const bool defer = batch->builtin && compile == BuiltinCompile::kOnDemand;
+    parsed[task] = f->precompiled.empty() ? ParseRuleFile(f->name, f->text, batch->builtin, defer)
+                                          : ParsePrecompiledRuleFile(f->name, f->text, f->precompiled, defer);
   });
   size_t next_file = 0;
   for (const Batch& batch : batches) {
@@ -551,16 +554,18 @@ RuleLoadResult LoadBatches(bool builtin_rules, const std::vector<Batch>& batches
 // the others going to `pending`.
 Batch BuiltinBatch(PendingFiles* pending = nullptr) {
   std::unordered_map<std::string, const BuiltinRuleFileIndex*> index;
-  if (pending && BuiltinRuleIndex())
+  if (BuiltinRuleIndex())
     for (const BuiltinRuleFileIndex& entry : *BuiltinRuleIndex()) index.emplace(entry.path, &entry);
   Batch batch;
   batch.builtin = true;
   for (const auto& f : BuiltinRuleFiles()) {
     auto it = index.find(f.path);
-    if (it != index.end() && !it->second->eager)
+    if (it == index.end())
+      batch.files.push_back({f.path, f.content, {}});
+    else if (pending && !it->second->eager)
       pending->emplace_back(f, it->second);
     else
-      batch.files.push_back({f.path, f.content});
+      batch.files.push_back({f.path, f.content, it->second->precompiled});
   }
   return batch;
 }
@@ -587,7 +592,7 @@ RuleLoadResult LoadRuleTexts(bool builtins, const std::vector<std::pair<std::str
                              BuiltinCompile compile) {
   Batch batch;
   batch.origin = "the given rule texts";
-  for (const auto& [name, text] : files) batch.files.push_back({name, text});
+  for (const auto& [name, text] : files) batch.files.push_back({name, text, {}});
   PendingFiles pending;
   Batch builtin = BuiltinBatch(compile == BuiltinCompile::kOnDemand ? &pending : nullptr);
   return LoadBatches(builtins, {std::move(builtin), std::move(batch)}, compile, std::move(pending));

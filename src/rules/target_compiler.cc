@@ -5,12 +5,11 @@
 #include <fmt/format.h>
 
 #include "model/opset_import.h"
+#include "rules/field_positions.h"
 
 namespace remap {
 
 namespace {
-
-namespace pb = google::protobuf;
 
 bool ValidTargetName(const std::string& name) {
   if (name.empty() || !std::islower(static_cast<unsigned char>(name[0]))) return false;
@@ -21,34 +20,31 @@ bool ValidTargetName(const std::string& name) {
   return true;
 }
 
-SourceLocation At(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field, int index,
-                  const SourceLocation& fallback) {
-  if (!tree) return fallback;
-  auto loc = tree->GetLocation(field, index);
+SourceLocation At(const rulefile::FieldPositions* tree, int field, int index, const SourceLocation& fallback) {
+  const FieldPlace loc = PlaceOf(tree, field, index);
   if (loc.line < 0) return fallback;
   return SourceLocation{fallback.file, loc.line + 1, loc.column + 1};
 }
 
 }  // namespace
 
-std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const pb::TextFormat::ParseInfoTree* tree,
+std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefile::FieldPositions* tree,
                                       const SourceLocation& where, std::vector<std::string>* errors) {
   const size_t errors_before = errors->size();
   auto error = [&](const SourceLocation& at, const std::string& message) {
     errors->push_back(fmt::format("{}: error: {}", at.ToString(), message));
   };
-  const auto* desc = msg.GetDescriptor();
   auto target = std::make_unique<Target>();
   target->name = msg.name();
   target->doc = msg.doc();
   target->location = where;
 
   if (!ValidTargetName(msg.name()))
-    error(At(tree, desc->FindFieldByName("name"), -1, where),
+    error(At(tree, rulefile::Target::kNameFieldNumber, -1, where),
           msg.name().empty() ? "target has no name"
                              : fmt::format("target name '{}' must be lower-case, e.g. onnxruntime", msg.name()));
 
-  const auto* domain_field = desc->FindFieldByName("domain");
+  constexpr int domain_field = rulefile::Target::kDomainFieldNumber;
   for (int k = 0; k < msg.domain_size(); ++k) {
     const std::string& d = msg.domain(k);
     if (IsDefaultDomain(d))
@@ -57,7 +53,7 @@ std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const pb::Tex
       target->domains.insert(d);
   }
 
-  const auto* op_field = desc->FindFieldByName("op");
+  constexpr int op_field = rulefile::Target::kOpFieldNumber;
   for (int k = 0; k < msg.op_size(); ++k) {
     const std::string& op = msg.op(k);
     const size_t sep = op.find("::");

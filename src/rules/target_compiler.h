@@ -5,16 +5,15 @@
 #include <string>
 #include <vector>
 
-#include <google/protobuf/text_format.h>
-
+#include "proto/precompiled_rules.pb.h"
 #include "proto/rules.pb.h"
 #include "rules/target.h"
 
 namespace remap {
 
-// `tree` holds the positions of the block's fields (may be null); `where` is the
+// `tree` holds the places of the block's fields (may be null); `where` is the
 // block itself. Returns null after appending "file:line:col: error: ..." lines.
-std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const google::protobuf::TextFormat::ParseInfoTree* tree,
+std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefile::FieldPositions* tree,
                                       const SourceLocation& where, std::vector<std::string>* errors);
 
 }  // namespace remap
