@@ -1,6 +1,7 @@
 #include "rules/rule_parser.h"
 
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <set>
@@ -114,7 +115,7 @@ class RuleCompiler {
     rule->id = msg.id();
     rule->doc = msg.doc();
     size_t errors_before = errors_->size();
-    
+
     if (!ValidId(msg.id()))
       Error(FieldAt(tree, rulefile::Rule::kIdFieldNumber, where),
             msg.id().empty() ? "rule has no id" : fmt::format("rule id '{}' must be lower-case kebab-case, e.g. aten-asinh", msg.id()));
