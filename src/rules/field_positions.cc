@@ -40,6 +40,13 @@ FieldPlace PlaceOf(const rulefile::FieldPositions* positions, int number, int in
   return {p->line(), p->column()};
 }
 
+SourceLocation LocationOf(const rulefile::FieldPositions* positions, int number, const SourceLocation& fallback,
+                          int index) {
+  const FieldPlace place = PlaceOf(positions, number, index);
+  if (place.line < 0) return fallback;
+  return SourceLocation{fallback.file, place.line + 1, place.column + 1};
+}
+
 const rulefile::FieldPositions* NestedPositions(const rulefile::FieldPositions* positions, int number, int index) {
   const rulefile::FieldPosition* p = Find(positions, number, index);
   return p && p->has_nested() ? &p->nested() : nullptr;

@@ -8,6 +8,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "proto/precompiled_rules.pb.h"
+#include "rules/source_map.h"
 
 namespace remap {
 
@@ -19,6 +20,10 @@ struct FieldPlace {
 
 // `positions` may be null (nothing known). `index` is -1 for a singular field.
 FieldPlace PlaceOf(const rulefile::FieldPositions* positions, int number, int index = -1);
+// The field's place in `fallback`'s file, 1-based; `fallback` itself where
+// the text did not have the field.
+SourceLocation LocationOf(const rulefile::FieldPositions* positions, int number, const SourceLocation& fallback,
+                          int index = -1);
 const rulefile::FieldPositions* NestedPositions(const rulefile::FieldPositions* positions, int number, int index = -1);
 
 // Every field `tree` has a place for, of `msg` and of the messages in it.

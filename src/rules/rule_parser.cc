@@ -117,7 +117,7 @@ class RuleCompiler {
     size_t errors_before = errors_->size();
 
     if (!ValidId(msg.id()))
-      Error(FieldAt(tree, rulefile::Rule::kIdFieldNumber, where),
+      Error(LocationOf(tree, rulefile::Rule::kIdFieldNumber, where),
             msg.id().empty() ? "rule has no id" : fmt::format("rule id '{}' must be lower-case kebab-case, e.g. aten-asinh", msg.id()));
 
     // Signature first: matches and alternatives refer to its names.
@@ -133,7 +133,7 @@ class RuleCompiler {
     if (msg.match_size() == 0) Error(where, "rule has no match (which nodes it applies to)");
     for (int k = 0; k < msg.match_size(); ++k) {
       const auto* mtree = NestedPositions(tree, rulefile::Rule::kMatchFieldNumber, k);
-      SourceLocation at = FieldAt(tree, rulefile::Rule::kMatchFieldNumber, where, k);
+      SourceLocation at = LocationOf(tree, rulefile::Rule::kMatchFieldNumber, where, k);
       rule->matches.push_back(CompileMatch(msg.match(k), mtree, at));
     }
 
@@ -141,17 +141,17 @@ class RuleCompiler {
     for (int k = 0; k < msg.producer_size(); ++k) {
       const auto& p = msg.producer(k);
       const auto* ptree = NestedPositions(tree, rulefile::Rule::kProducerFieldNumber, k);
-      SourceLocation at = FieldAt(tree, rulefile::Rule::kProducerFieldNumber, where, k);
+      SourceLocation at = LocationOf(tree, rulefile::Rule::kProducerFieldNumber, where, k);
       ProducerPattern pattern;
       pattern.location = at;
       pattern.argument = p.argument();
       const Argument* arg = rule->signature.Find(p.argument());
       if (!arg || arg->type != ArgType::kTensor)
-        Error(FieldAt(ptree, rulefile::Producer::kArgumentFieldNumber, at),
+        Error(LocationOf(ptree, rulefile::Producer::kArgumentFieldNumber, at),
               fmt::format("producer argument '{}' is not a Tensor argument of the signature", p.argument()));
       if (!p.has_match()) Error(at, "producer has no match");
       else pattern.match = CompileMatch(p.match(), NestedPositions(ptree, rulefile::Producer::kMatchFieldNumber),
-                                        FieldAt(ptree, rulefile::Producer::kMatchFieldNumber, at));
+                                        LocationOf(ptree, rulefile::Producer::kMatchFieldNumber, at));
       auto psig = Source(ptree, rulefile::Producer::kSignatureFieldNumber, at);
       SignatureError e;
       if (p.signature().empty()) {
@@ -175,15 +175,15 @@ class RuleCompiler {
     for (int k = 0; k < msg.alternative_size(); ++k) {
       const auto& a = msg.alternative(k);
       const auto* atree = NestedPositions(tree, rulefile::Rule::kAlternativeFieldNumber, k);
-      SourceLocation at = FieldAt(tree, rulefile::Rule::kAlternativeFieldNumber, where, k);
+      SourceLocation at = LocationOf(tree, rulefile::Rule::kAlternativeFieldNumber, where, k);
       Alternative alt;
       alt.location = at;
       alt.doc = a.doc();
       alt.min_opset = a.min_opset();
       alt.max_opset = a.max_opset();
-      if (a.min_opset() < 1) Error(FieldAt(atree, rulefile::Alternative::kMinOpsetFieldNumber, at), "min_opset must be set (1 or more)");
+      if (a.min_opset() < 1) Error(LocationOf(atree, rulefile::Alternative::kMinOpsetFieldNumber, at), "min_opset must be set (1 or more)");
       if (a.max_opset() != 0 && a.max_opset() < a.min_opset())
-        Error(FieldAt(atree, rulefile::Alternative::kMaxOpsetFieldNumber, at), "max_opset is below min_opset");
+        Error(LocationOf(atree, rulefile::Alternative::kMaxOpsetFieldNumber, at), "max_opset is below min_opset");
       if (!a.when().empty()) {
         alt.when_source = Source(atree, rulefile::Alternative::kWhenFieldNumber, at);
         alt.when_text = a.when();
@@ -191,7 +191,7 @@ class RuleCompiler {
       }
       for (int d = 0; d < a.import_size(); ++d) {
         const auto& imp = a.import(d);
-        SourceLocation iat = FieldAt(atree, rulefile::Alternative::kImportFieldNumber, at, d);
+        SourceLocation iat = LocationOf(atree, rulefile::Alternative::kImportFieldNumber, at, d);
         if (IsDefaultDomain(imp.domain()))
           Error(iat, "the default domain's version is min_opset, not an import");
         else if (imp.version() < 1)
@@ -200,7 +200,7 @@ class RuleCompiler {
           alt.imports[imp.domain()] = imp.version();
       }
       for (int t = 0; t < a.target_size(); ++t)
-        alt.targets.push_back({a.target(t), FieldAt(atree, rulefile::Alternative::kTargetFieldNumber, at, t)});
+        alt.targets.push_back({a.target(t), LocationOf(atree, rulefile::Alternative::kTargetFieldNumber, at, t)});
       alt.replace_source = Source(atree, rulefile::Alternative::kReplaceFieldNumber, at);
       alt.replace_text = a.replace();
       if (a.replace().empty()) {
@@ -251,7 +251,7 @@ class RuleCompiler {
     fragment->name = msg.name();
     fragment->doc = msg.doc();
     size_t errors_before = errors_->size();
-    SourceLocation name_at = FieldAt(tree, rulefile::Fragment::kNameFieldNumber, where);
+    SourceLocation name_at = LocationOf(tree, rulefile::Fragment::kNameFieldNumber, where);
     if (!ValidFragmentName(msg.name()))
       Error(name_at, msg.name().empty() ? "fragment has no name"
                                         : fmt::format("fragment name '{}' must be CamelCase letters and digits, e.g. ErfPoly", msg.name()));
@@ -291,13 +291,6 @@ class RuleCompiler {
     return [this](const SourceLocation& at, const std::string& message) { Error(at, message); };
   }
 
-  SourceLocation FieldAt(const rulefile::FieldPositions* tree, int field, const SourceLocation& fallback,
-                         int index = -1) const {
-    const FieldPlace loc = PlaceOf(tree, field, index);
-    if (loc.line < 0) return fallback;
-    return SourceLocation{file_, loc.line + 1, loc.column + 1};
-  }
-
   std::shared_ptr<const StringSource> Source(const rulefile::FieldPositions* tree, int field,
                                              const SourceLocation& fallback) const {
     const FieldPlace loc = PlaceOf(tree, field);
@@ -320,10 +313,9 @@ RuleFileResult CompileRuleFile(const std::string& display_name, const std::strin
     result.errors.push_back(fmt::format("{}:1:1: error: the file holds no rule, fragment or target", display_name));
     return result;
   }
-  auto where = [&](int field, int k) {
-    const FieldPlace place = PlaceOf(&positions, field, k);
-    return SourceLocation{display_name, place.line + 1, place.column + 1};
-  };
+  // A block the text did not place (it always does) is named by its file alone.
+  const SourceLocation file_only{display_name, 0, 0};
+  auto where = [&](int field, int k) { return LocationOf(&positions, field, file_only, k); };
   for (int k = 0; k < file.target_size(); ++k) {
     auto target = CompileTarget(file.target(k), NestedPositions(&positions, rulefile::RuleFile::kTargetFieldNumber, k),
                                 where(rulefile::RuleFile::kTargetFieldNumber, k), &result.errors);

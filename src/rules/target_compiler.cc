@@ -20,12 +20,6 @@ bool ValidTargetName(const std::string& name) {
   return true;
 }
 
-SourceLocation At(const rulefile::FieldPositions* tree, int field, int index, const SourceLocation& fallback) {
-  const FieldPlace loc = PlaceOf(tree, field, index);
-  if (loc.line < 0) return fallback;
-  return SourceLocation{fallback.file, loc.line + 1, loc.column + 1};
-}
-
 }  // namespace
 
 std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefile::FieldPositions* tree,
@@ -40,7 +34,7 @@ std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefil
   target->location = where;
 
   if (!ValidTargetName(msg.name()))
-    error(At(tree, rulefile::Target::kNameFieldNumber, -1, where),
+    error(LocationOf(tree, rulefile::Target::kNameFieldNumber, where),
           msg.name().empty() ? "target has no name"
                              : fmt::format("target name '{}' must be lower-case, e.g. onnxruntime", msg.name()));
 
@@ -48,7 +42,7 @@ std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefil
   for (int k = 0; k < msg.domain_size(); ++k) {
     const std::string& d = msg.domain(k);
     if (IsDefaultDomain(d))
-      error(At(tree, domain_field, k, where), "the default ONNX domain is in every target; list only other domains");
+      error(LocationOf(tree, domain_field, where, k), "the default ONNX domain is in every target; list only other domains");
     else
       target->domains.insert(d);
   }
@@ -58,7 +52,7 @@ std::unique_ptr<Target> CompileTarget(const rulefile::Target& msg, const rulefil
     const std::string& op = msg.op(k);
     const size_t sep = op.find("::");
     if (sep == std::string::npos || sep + 2 == op.size()) {
-      error(At(tree, op_field, k, where),
+      error(LocationOf(tree, op_field, where, k),
             fmt::format("op '{}' must be written DOMAIN::OP_TYPE, e.g. 'com.microsoft::Inverse' "
                         "or '::EfficientNMS_TRT' for the default domain",
                         op));
