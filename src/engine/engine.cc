@@ -88,10 +88,13 @@ class TreeRewriter {
   // unmapped nodes, whose path is many times its size.
   __attribute__((noinline)) void RewriteNode(onnx::NodeProto* node, int i, const NodeForm& form, const SharedString& graph,
                                              size_t added_before, NodeListEditor* editor) {
-    NodeOutcome outcome;
+    MatchResult m = MatchNode(*node, form, match_, index_);
+    // Built where it is kept: a local moved into the report ran a move and a
+    // destructor of the record per node, code the instruction cache holds
+    // for nothing else (the per-node path already overflows it).
+    NodeOutcome& outcome = m.ok ? report_->rewritten.emplace_back() : report_->remaining.emplace_back();
     outcome.graph = graph;
     outcome.node = node->name();
-    MatchResult m = MatchNode(*node, form, match_, index_);
     // A node replayed by its node key records what the first node of that
     // key recorded: interned once, not per node. The key holds the node's
     // form, domain, op_type and ATen operator, so those are alike too.
@@ -120,8 +123,7 @@ class TreeRewriter {
       // Unmapped only if it survives: a prim::ListConstruct or prim::Constant
       // usually feeds an ATen node and goes with it, and a producer pattern
       // (fft_rfft under view_as_real) is rewritten with its consumer.
-      unmapped_nodes_.emplace_back(node, report_->remaining.size());
-      report_->remaining.push_back(std::move(outcome));
+      unmapped_nodes_.emplace_back(node, report_->remaining.size() - 1);
       return;
     }
     if (m.replayed) ++report_->replacements_replayed;
@@ -155,7 +157,6 @@ class TreeRewriter {
     absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
     for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
     NoteRewrittenDomain(node->domain());
-    report_->rewritten.push_back(std::move(outcome));
     if (added_) added_->resize(added_before);
     editor->Replace(i, std::move(m.replacement));
   }
