@@ -255,14 +255,29 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
   return dims;
 }
 
+namespace {
+
+// Every lookup below goes through this one copy of the table's probe. The
+// rewrite makes five kinds of lookup per rewritten node; with the probe
+// inlined into each, the instruction cache held it five times over, on a
+// per-node path that already overflows that cache (docs/performance.md,
+// "What is left").
+using ValueTable = NameTable<GraphIndex::Entry>;
+__attribute__((noinline)) const ValueTable::Item* FindItem(const ValueTable& values, std::string_view value) {
+  return values.Find(value);
+}
+
+}  // namespace
+
 const GraphIndex::Entry* GraphIndex::Find(std::string_view value) const {
-  const auto* item = t_->values.Find(value);
+  const auto* item = FindItem(t_->values, value);
   return item ? &item->value : nullptr;
 }
 
 GraphIndex::Entry* GraphIndex::Find(std::string_view value) {
-  auto* item = t_->values.Find(value);
-  return item ? &item->value : nullptr;
+  // The index is this object's to change; the item is found the same way.
+  const auto* item = FindItem(t_->values, value);
+  return item ? const_cast<Entry*>(&item->value) : nullptr;
 }
 
 TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
@@ -281,7 +296,7 @@ Producer GraphIndex::ProducerOf(std::string_view value) const {
 }
 
 std::string_view GraphIndex::KeyOf(std::string_view value) const {
-  const auto* item = t_->values.Find(value);
+  const auto* item = FindItem(t_->values, value);
   return item ? item->key : std::string_view();
 }
 
