@@ -30,7 +30,7 @@ bool InEnvironment(char** envp, std::string_view name) {
 // them), and each thread's first segment committed at once so that it is in
 // them too. A million-node model faults in half a gigabyte: where a page
 // fault is dear (about 10 us on some VMs) its 100k faults of 4 KiB pages
-// were a third of the run (docs/performance.md, "The whole process in huge
+// were a third of the run (docs/performance-history.md, "The whole process in huge
 // pages"). A user's MIMALLOC_* variable decides instead.
 void ConfigureAllocator(int, char**, char** envp) {
   if (!InEnvironment(envp, "MIMALLOC_LARGE_OS_PAGES")) mi_option_set(mi_option_large_os_pages, 1);

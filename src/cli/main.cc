@@ -18,7 +18,7 @@ namespace {
 
 // Ends the process once a command is done, without the destructors of
 // static objects: the whole exit was about 2 ms of a small model's run of
-// 45 ms (docs/performance.md), most of it tearing down ONNX's schema
+// 45 ms (docs/performance-history.md), most of it tearing down ONNX's schema
 // registry, which `rules check` still fills. Nothing is left for them to do: the
 // command's outputs are written, synced and named by then, and the threads
 // it started are joined; only stdio's buffers wait to be flushed. A
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
 #if defined(__GLIBC__)
   // A rewrite frees the nodes it replaces while it allocates their
   // replacements; glibc's fastbins keep such small chunks apart and cost
-  // more to consolidate than they save (docs/performance.md: about 0.9x the
+  // more to consolidate than they save (docs/performance-history.md: about 0.9x the
   // CPU on a 1M-node rewrite, 0.8x on 200k nodes).
   mallopt(M_MXFAST, 0);
 #endif

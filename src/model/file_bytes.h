@@ -2,7 +2,7 @@
 // save) needs them: a read-only mapping of a regular file, or a string (a
 // pipe's bytes, bytes a caller already has). Reading a large model into a
 // string zeroes, fills and copies as much memory as the file; mapped, the
-// bytes are the page cache's own (docs/performance.md, "The input mapped").
+// bytes are the page cache's own (docs/performance-history.md, "The input mapped").
 #pragma once
 
 #include <cstddef>

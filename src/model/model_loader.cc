@@ -69,7 +69,7 @@ bool LeftOutFits(const onnx::ModelProto& model, const std::vector<WireRawData>& 
 // The scan of a regular file, read a window at a time around the headers:
 // the weights stay on disk. Not through a mapping: a kernel may map a whole
 // large page-cache folio for one header byte, and a just-written model's
-// cached weights then count hundreds of MB in the peak RSS (docs/performance.md).
+// cached weights then count hundreds of MB in the peak RSS (docs/performance-history.md).
 // nullopt: load it whole.
 std::optional<WireScan> ScanFile(int fd, size_t size, uint64_t min_bytes) {
   if (size == 0) return std::nullopt;

@@ -71,7 +71,7 @@ struct PipelineOptions {
   // exit (held where leak checkers see them). For a program that exits once
   // this model is written: freeing a model's messages costs more than half
   // of what parsing them does (11M instructions against 18M for a model of
-  // 9k nodes, docs/performance.md).
+  // 9k nodes, docs/performance-history.md).
   bool free_model = true;
   // kRewrite to a file: main-graph initializers with at least this many bytes
   // of raw_data are not parsed but copied from the input file to the output

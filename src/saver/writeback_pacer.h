@@ -2,7 +2,7 @@
 // still being written. Without it the page cache fills first and the fsync
 // then waits for the whole file: copy time plus disk time. With it the two
 // overlap, and the fsync waits for the last step only. (A 1.6 GB model with
-// its weights copied from the input: 0.61x the wall time, docs/performance.md.)
+// its weights copied from the input: 0.61x the wall time, docs/performance-history.md.)
 // A file smaller than kFirst is left to its fsync: written from memory in a
 // few milliseconds, it has nothing to overlap, and starting its writeback
 // only blocks the writer (sync_file_range waits while the device's queue is
