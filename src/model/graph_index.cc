@@ -1,5 +1,7 @@
 #include "model/graph_index.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "model/deferred_nodes.h"
@@ -275,9 +277,7 @@ const GraphIndex::Entry* GraphIndex::Find(std::string_view value) const {
 }
 
 GraphIndex::Entry* GraphIndex::Find(std::string_view value) {
-  // The index is this object's to change; the item is found the same way.
-  const auto* item = FindItem(t_->values, value);
-  return item ? const_cast<Entry*>(&item->value) : nullptr;
+  return const_cast<Entry*>(std::as_const(*this).Find(value));
 }
 
 TensorType GraphIndex::RecordedTypeOf(const std::string& value) const {
