@@ -257,6 +257,28 @@ std::vector<int64_t> GraphIndex::StaticDims(const std::string& value, bool* know
   return dims;
 }
 
+TensorType GraphIndex::TypeAndDims(const std::string& value, std::vector<int64_t>* dims) const {
+  if (oracle_) return oracle_->TypeAndDims(value, dims);
+  const Entry* e = Find(value);
+  if (!e) return TensorType{};
+  if (e->type.rank > 0) DimsOf(e->type_proto(), *e, e->type.rank, dims);
+  return e->type;
+}
+
+void GraphIndex::DimsOf(const onnx::TypeProto* type, const Entry& entry, int rank, std::vector<int64_t>* dims) {
+  if (type && type->has_tensor_type() && type->tensor_type().has_shape()) {
+    const auto& shape = type->tensor_type().shape();
+    // Only a shape that agrees with the rank: the recorded and inferred types may differ in detail.
+    if (shape.dim_size() != rank) return;
+    dims->reserve(static_cast<size_t>(rank));
+    for (const auto& d : shape.dim()) dims->push_back(d.has_dim_value() ? d.dim_value() : -1);
+    return;
+  }
+  const Producer p = entry.producer();
+  if (p.kind == Producer::Kind::kInitializer && p.initializer && p.initializer->dims_size() == rank)
+    dims->assign(p.initializer->dims().begin(), p.initializer->dims().end());
+}
+
 namespace {
 
 // Every lookup below goes through this one copy of the table's probe. The

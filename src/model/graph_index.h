@@ -65,6 +65,10 @@ class GraphIndex {
   // The size of each dim of `value` (-1 where it is not a number), through the
   // type oracle when one is attached. Empty, with *known false, when the rank is unknown.
   std::vector<int64_t> StaticDims(const std::string& value, bool* known) const;
+  // TypeOf and StaticDims in one lookup, as a tensor argument's Value holds
+  // them: `dims` gets the dims when the rank is above 0 and StaticDims knows
+  // as many dims as the rank says, and stays empty otherwise.
+  TensorType TypeAndDims(const std::string& value, std::vector<int64_t>* dims) const;
   // What the model records: graph input/output/value_info types, initializer headers.
   TensorType RecordedTypeOf(const std::string& value) const;
   const onnx::TypeProto* RecordedTypeProto(const std::string& value) const;
@@ -149,6 +153,9 @@ class GraphIndex {
   Entry& Slot(std::string_view value) {
     return t_->values.FindOrInsert(value, [this](std::string_view name) { return t_->arena.Keep(name); }).value;
   }
+  // StaticDims' dims of the value of `entry`, whose type is `type` (null
+  // when unknown), into `dims` when there are `rank` of them.
+  static void DimsOf(const onnx::TypeProto* type, const Entry& entry, int rank, std::vector<int64_t>* dims);
   void NoteType(const onnx::ValueInfoProto& vi);
   void IndexGraph(const onnx::GraphProto& graph);
   // IndexGraph without the nodes.

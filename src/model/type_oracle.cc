@@ -151,6 +151,25 @@ TensorType TypeOracle::TypeOf(const std::string& value) {
   return recorded;
 }
 
+TensorType TypeOracle::TypeAndDims(const std::string& value, std::vector<int64_t>* dims) {
+  GraphIndex::Entry* e = index_->Find(value);
+  TensorType type = e ? e->type : TensorType{};
+  const onnx::TypeProto* t = nullptr;
+  const bool recorded = type.elem_type != 0 && type.rank >= 0;
+  if (!recorded) {
+    t = TypeProtoOf(value, e);
+    const TensorType inferred = FromProto(t);
+    if (type.elem_type == 0) type.elem_type = inferred.elem_type;
+    if (type.rank < 0) type.rank = inferred.rank;
+  }
+  if (type.rank > 0 && e) {
+    // A second ask would find what the first walked: ask only when TypeOf did not.
+    if (recorded) t = TypeProtoOf(value, e);
+    GraphIndex::DimsOf(t, *e, type.rank, dims);
+  }
+  return type;
+}
+
 bool TypeOracle::IsMark(const onnx::TypeProto* t) { return t == Walking() || t == WalkedUntyped(); }
 
 const onnx::TypeProto* TypeOracle::Intern(const onnx::TypeProto& type) {

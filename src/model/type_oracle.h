@@ -46,6 +46,8 @@ class TypeOracle {
   TypeOracle(GraphIndex* index, std::unordered_map<std::string, int> opsets);
 
   TensorType TypeOf(const std::string& value);
+  // TypeOf and the index's StaticDims in one lookup (GraphIndex::TypeAndDims).
+  TensorType TypeAndDims(const std::string& value, std::vector<int64_t>* dims);
   const onnx::TypeProto* TypeProtoOf(const std::string& value);
   // The type of `value` as far as it is known now: inferred, recorded or
   // from an initializer's header. Walks and infers nothing.

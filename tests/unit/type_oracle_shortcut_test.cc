@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <onnx/defs/schema.h>
@@ -252,4 +253,74 @@ TEST_CASE("links around a cycle, which only a broken graph has, end the walk unt
   CHECK(oracle.TypeProtoOf("a") == nullptr);
   CHECK(oracle.TypeProtoOf("b") == nullptr);
   CHECK(oracle.TypeOf("y").elem_type == onnx::TensorProto::FLOAT);
+}
+
+TEST_CASE("TypeAndDims answers as TypeOf and StaticDims do, in one lookup", "[type_oracle]") {
+  // Recorded, partly recorded, inferred (through links, from an initializer,
+  // by ONNX), symbolic, scalar, untyped and unknown values.
+  auto model = remap::testing::ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 14, "org.pytorch.aten" : 1] >
+    g (float[2, 3] x, float[N, 3] s, float k) => (float[2, 3] y)
+      < float[3] w = {1, 2, 3} > {
+      r = Relu(x)
+      rs = Neg(s)
+      a = Add(w, w)
+      p = Relu(x)
+      m = MatMul(x, w)
+      u = org.pytorch.aten.ATen<operator = "no_such_op">(x)
+      ru = Relu(u)
+      kk = Neg(k)
+      y = Relu(r)
+    })");
+  // p recorded as float with no shape: the record stands, with no rank.
+  onnx::ValueInfoProto* p_info = model.mutable_graph()->add_value_info();
+  p_info->set_name("p");
+  p_info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  const std::vector<std::string> names = {"x", "s", "k", "w", "r", "rs", "a", "p", "m", "u", "ru", "kk", "y", "none"};
+
+  for (bool with_oracle : {true, false}) {
+    // The same questions, in the same order, of two like indexes: the walks
+    // one makes leave the same types behind as the other's.
+    remap::GraphIndex apart = remap::GraphIndex::ForGraph(model.graph());
+    remap::GraphIndex fused = remap::GraphIndex::ForGraph(model.graph());
+    const std::unordered_map<std::string, int> opsets = {{"", 14}, {"org.pytorch.aten", 1}};
+    remap::TypeOracle apart_oracle(&apart, opsets), fused_oracle(&fused, opsets);
+    if (with_oracle) {
+      apart.AttachTypeOracle(&apart_oracle);
+      fused.AttachTypeOracle(&fused_oracle);
+    }
+    for (const std::string& name : names) {
+      CAPTURE(with_oracle, name);
+      const remap::TensorType type = apart.TypeOf(name);
+      std::vector<int64_t> dims;
+      if (type.rank > 0) {
+        bool known = false;
+        std::vector<int64_t> static_dims = apart.StaticDims(name, &known);
+        if (known && static_cast<int>(static_dims.size()) == type.rank) dims = std::move(static_dims);
+      }
+      std::vector<int64_t> fused_dims;
+      const remap::TensorType fused_type = fused.TypeAndDims(name, &fused_dims);
+      CHECK(fused_type.elem_type == type.elem_type);
+      CHECK(fused_type.rank == type.rank);
+      CHECK(fused_dims == dims);
+    }
+    if (with_oracle) {
+      // The cases are the ones meant: dims from a shape, symbolic, from an initializer, none.
+      std::vector<int64_t> dims;
+      CHECK(fused.TypeAndDims("m", &dims).rank == 1);
+      CHECK(dims == std::vector<int64_t>{2});
+      dims.clear();
+      CHECK(fused.TypeAndDims("rs", &dims).rank == 2);
+      CHECK(dims == std::vector<int64_t>{-1, 3});
+      dims.clear();
+      CHECK(fused.TypeAndDims("w", &dims).rank == 1);
+      CHECK(dims == std::vector<int64_t>{3});
+      dims.clear();
+      CHECK(fused.TypeAndDims("p", &dims).rank == -1);
+      CHECK(dims.empty());
+      CHECK(fused.TypeAndDims("ru", &dims).rank == -1);
+      CHECK(fused.TypeAndDims("kk", &dims).rank == 0);
+      CHECK(dims.empty());
+    }
+  }
 }
