@@ -43,7 +43,8 @@ GraphIndex GraphIndex::ForGraph(const onnx::GraphProto& graph) {
   CountTree(graph, &count);
   index.t_->values.Reserve(count.values);
   index.t_->node_name_hashes.Reserve(count.nodes);
-  index.IndexGraph(graph);
+  LastOutput last;
+  index.IndexGraph(graph, &last);
   return index;
 }
 
@@ -51,7 +52,8 @@ GraphIndex GraphIndex::ForFunction(const onnx::FunctionProto& function) {
   GraphIndex index;
   for (const auto& in : function.input()) index.Slot(in).set_producer(Producer{Producer::Kind::kGraphInput, nullptr, nullptr});
   for (const auto& out : function.output()) ++index.Slot(out).uses;
-  for (const auto& node : function.node()) index.IndexNode(node);
+  LastOutput last;
+  for (const auto& node : function.node()) index.IndexNode(node, &last);
   return index;
 }
 
@@ -164,8 +166,9 @@ GraphIndex MainGraphIndexBuilder::Finish() && {
     index_.t_->values.Reserve(index_.t_->values.size() + count.values);
     index_.t_->node_name_hashes.Reserve(index_.t_->node_name_hashes.size() + count.nodes);
   }
+  GraphIndex::LastOutput last;
   for (const onnx::NodeProto* node : with_subgraphs_) {
-    ForEachSubgraph(*node, [this](const onnx::GraphProto& g) { index_.IndexGraph(g); });
+    ForEachSubgraph(*node, [this, &last](const onnx::GraphProto& g) { index_.IndexGraph(g, &last); });
   }
   return std::move(index_);
 }
@@ -189,7 +192,7 @@ void GraphIndex::IndexGraphValues(const onnx::GraphProto& graph) {
   for (const auto& vi : graph.value_info()) NoteType(vi);
 }
 
-void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
+void GraphIndex::IndexGraph(const onnx::GraphProto& graph, LastOutput* last) {
   IndexGraphValues(graph);
   // Each node inserts names at random places of tables too large for the
   // cache: the slots of a node a few places ahead are loaded while this one
@@ -202,16 +205,16 @@ void GraphIndex::IndexGraph(const onnx::GraphProto& graph) {
       if (!ahead.name().empty()) t_->node_name_hashes.Prefetch(NameHash(ahead.name()));
       for (const auto& out : ahead.output()) t_->values.Prefetch(out);
     }
-    IndexNode(graph.node(k));
+    IndexNode(graph.node(k), last);
   }
 }
 
-void GraphIndex::IndexNode(const onnx::NodeProto& node) {
+void GraphIndex::IndexNode(const onnx::NodeProto& node, LastOutput* last) {
   if (!node.name().empty()) t_->node_name_hashes.Insert(NameHash(node.name()));
   Entry* first_input = nullptr;
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
-    Entry& e = Slot(in);
+    Entry& e = last->entry && in == last->name ? *last->entry : Slot(in);
     ++e.uses;
     if (!first_input) first_input = &e;
   }
@@ -220,9 +223,10 @@ void GraphIndex::IndexNode(const onnx::NodeProto& node) {
     if (out.empty()) continue;
     output = &Slot(out);
     output->set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
+    *last = LastOutput{out, output};
   }
   if (first_input && output && IsSameTypeUnary(node)) output->set_same_type_as(first_input);
-  ForEachSubgraph(node, [this](const onnx::GraphProto& g) { IndexGraph(g); });
+  ForEachSubgraph(node, [this, last](const onnx::GraphProto& g) { IndexGraph(g, last); });
 }
 
 void GraphIndex::NoteType(const onnx::ValueInfoProto& vi) {

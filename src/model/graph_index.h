@@ -157,10 +157,18 @@ class GraphIndex {
   // when unknown), into `dims` when there are `rank` of them.
   static void DimsOf(const onnx::TypeProto* type, const Entry& entry, int rank, std::vector<int64_t>* dims);
   void NoteType(const onnx::ValueInfoProto& vi);
-  void IndexGraph(const onnx::GraphProto& graph);
+  // The last output a node of the walk defined, with its entry: a node
+  // reads its predecessor's output far more often than anything else, and
+  // then needs no lookup (as in MainGraphIndexBuilder). The name is the
+  // model's own string; one walk's, not kept past it.
+  struct LastOutput {
+    std::string_view name;
+    Entry* entry = nullptr;  // entries never move (name_table.h)
+  };
+  void IndexGraph(const onnx::GraphProto& graph, LastOutput* last);
   // IndexGraph without the nodes.
   void IndexGraphValues(const onnx::GraphProto& graph);
-  void IndexNode(const onnx::NodeProto& node);
+  void IndexNode(const onnx::NodeProto& node, LastOutput* last);
   // `base`, or base_N for the first N that `claim(name)` takes (claim: takes
   // the name when it is free, and says whether it did).
   template <typename Claim>

@@ -75,6 +75,30 @@ TEST_CASE("the index the structure check builds is ForGraph's", "[index][loader]
   CheckSameIndex(model);
 }
 
+TEST_CASE("uses of a value read by the next node, twice, and by later nodes are all counted", "[index][loader]") {
+  // Inside a branch, each node reads the output of the one before it (the
+  // index takes that entry without a lookup); T is read twice by one node,
+  // once by the next and once by a node after that, and E by the next branch.
+  onnx::ModelProto model = ModelFromText(R"(
+    < ir_version: 8, opset_import: ["" : 13] >
+    g (float[2] x, bool c) => (float[2] y, float[2] z) {
+      E = Relu(x)
+      y = If(c) <
+        then_branch = t () => (float[2] ty) { T = Neg(E)  M = Mul(T, T)  N = Add(M, T)  ty = Sub(N, T) },
+        else_branch = e () => (float[2] ey) { ey = Abs(E) }
+      >
+      z = Neg(E)
+    }
+  )");
+  CheckSameIndex(model);
+  GraphIndex built = GraphIndex::ForGraph(model.graph());
+  CHECK(built.Uses("T") == 4);
+  CHECK(built.Uses("M") == 1);
+  CHECK(built.Uses("N") == 1);
+  CHECK(built.Uses("E") == 3);
+  CHECK(built.ProducerOf("M").node == &model.graph().node(1).attribute(0).g().node(1));
+}
+
 // The walk of the structure check, with node names hashed on another thread
 // from `names_apart_from` nodes on.
 GraphIndex WalkWithBuilder(const onnx::ModelProto& model, size_t names_apart_from) {
