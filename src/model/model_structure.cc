@@ -154,12 +154,15 @@ class StructureCheck {
     for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
     Sparse(g);
     constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
+    // The last output the graph's previous node defined: in scope, and what
+    // a node reads more often than anything else (no lookup then).
+    std::string_view last_output;
     for (int i = 0; i < g.node_size(); ++i) {
       if (i + kAhead < g.node_size())
         for (const auto& out : g.node(i + kAhead).output()) visible_.Prefetch(out);
       const onnx::NodeProto& node = g.node(i);
       for (const auto& in : node.input()) {
-        if (in.empty() || Visible(in)) continue;
+        if (in.empty() || (!last_output.empty() && in == last_output) || Visible(in)) continue;
         return Unreadable(g, i, in);
       }
       Status s = Attributes(g, i, depth);
@@ -174,6 +177,7 @@ class StructureCheck {
                                                               NodeLabel(node, i), out, first));
         }
         Define(&d, scope, i);
+        last_output = out;
       }
     }
     for (const auto& o : g.output()) {
