@@ -111,7 +111,7 @@ bool MainGraphIndexBuilder::DefineOutputs(const onnx::NodeProto& node, std::stri
       return false;
     }
     e.set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
-    DefinedLast(out, &e);
+    last_.Set(out, &e);
   }
   ForEachSubgraph(node, [&](const onnx::GraphProto&) {
     if (with_subgraphs_.empty() || with_subgraphs_.back() != &node) with_subgraphs_.push_back(&node);
@@ -138,7 +138,7 @@ bool MainGraphIndexBuilder::DefineOutput(const DeferredNode& node) {
   p.kind = Producer::Kind::kDeferred;
   p.deferred = &node;
   e.set_producer(p);
-  DefinedLast(node.output, &e);
+  last_.Set(node.output, &e);
   return true;
 }
 
@@ -214,7 +214,8 @@ void GraphIndex::IndexNode(const onnx::NodeProto& node, LastOutput* last) {
   Entry* first_input = nullptr;
   for (const auto& in : node.input()) {
     if (in.empty()) continue;
-    Entry& e = last->entry && in == last->name ? *last->entry : Slot(in);
+    Entry* last_output = last->Get(in);
+    Entry& e = last_output ? *last_output : Slot(in);
     ++e.uses;
     if (!first_input) first_input = &e;
   }
@@ -223,7 +224,7 @@ void GraphIndex::IndexNode(const onnx::NodeProto& node, LastOutput* last) {
     if (out.empty()) continue;
     output = &Slot(out);
     output->set_producer(Producer{Producer::Kind::kNode, &node, nullptr});
-    *last = LastOutput{out, output};
+    last->Set(out, output);
   }
   if (first_input && output && IsSameTypeUnary(node)) output->set_same_type_as(first_input);
   ForEachSubgraph(node, [this, last](const onnx::GraphProto& g) { IndexGraph(g, last); });

@@ -17,6 +17,7 @@
 
 #include "core/background_task.h"
 #include "model/hash_set.h"
+#include "model/last_defined.h"
 #include "model/name_arena.h"
 #include "model/name_table.h"
 
@@ -157,14 +158,9 @@ class GraphIndex {
   // when unknown), into `dims` when there are `rank` of them.
   static void DimsOf(const onnx::TypeProto* type, const Entry& entry, int rank, std::vector<int64_t>* dims);
   void NoteType(const onnx::ValueInfoProto& vi);
-  // The last output a node of the walk defined, with its entry: a node
-  // reads its predecessor's output far more often than anything else, and
-  // then needs no lookup (as in MainGraphIndexBuilder). The name is the
-  // model's own string; one walk's, not kept past it.
-  struct LastOutput {
-    std::string_view name;
-    Entry* entry = nullptr;  // entries never move (name_table.h)
-  };
+  // The last output a node of the walk defined, with its entry (entries
+  // never move: name_table.h).
+  using LastOutput = LastDefined<Entry>;
   void IndexGraph(const onnx::GraphProto& graph, LastOutput* last);
   // IndexGraph without the nodes.
   void IndexGraphValues(const onnx::GraphProto& graph);
@@ -237,20 +233,14 @@ class MainGraphIndexBuilder {
 
   void JoinNames() { names_.Join(); }
 
-  // The entry of `value`, made when it is new: the last output defined
-  // when it is that (a node reads its predecessor's output far more often
-  // than anything else, and then needs no lookup), else the table's.
+  // The entry of `value`, made when it is new.
   GraphIndex::Entry& SlotOf(std::string_view value) {
-    return last_entry_ && value == last_output_ ? *last_entry_ : index_.Slot(value);
-  }
-  void DefinedLast(std::string_view value, GraphIndex::Entry* entry) {
-    last_output_ = value;
-    last_entry_ = entry;
+    GraphIndex::Entry* last = last_.Get(value);
+    return last ? *last : index_.Slot(value);
   }
 
   GraphIndex index_;
-  std::string_view last_output_;
-  GraphIndex::Entry* last_entry_ = nullptr;  // entries never move (name_table.h)
+  GraphIndex::LastOutput last_;
   BackgroundTask names_;  // hashing the main graph's node names, when they go apart
   std::unordered_set<std::string_view> sparse_;  // sparse initializer names; usually none
   std::vector<const onnx::NodeProto*> with_subgraphs_;

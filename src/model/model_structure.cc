@@ -9,6 +9,7 @@
 
 #include "model/deferred_nodes.h"
 #include "model/graph_index.h"
+#include "model/last_defined.h"
 #include "model/name_table.h"
 #include "model/tensor_size.h"
 
@@ -154,15 +155,14 @@ class StructureCheck {
     for (const auto& sp : g.sparse_initializer()) DefineInput(sp.values().name(), scope);
     Sparse(g);
     constexpr int kAhead = 8;  // as in GraphIndex::IndexGraph: load the slots of a node ahead
-    // The last output the graph's previous node defined: in scope, and what
-    // a node reads more often than anything else (no lookup then).
-    std::string_view last_output;
+    // The last output the graph's previous node defined is in scope.
+    LastDefined<Definition> last;
     for (int i = 0; i < g.node_size(); ++i) {
       if (i + kAhead < g.node_size())
         for (const auto& out : g.node(i + kAhead).output()) visible_.Prefetch(out);
       const onnx::NodeProto& node = g.node(i);
       for (const auto& in : node.input()) {
-        if (in.empty() || (!last_output.empty() && in == last_output) || Visible(in)) continue;
+        if (in.empty() || last.Get(in) || Visible(in)) continue;
         return Unreadable(g, i, in);
       }
       Status s = Attributes(g, i, depth);
@@ -177,7 +177,7 @@ class StructureCheck {
                                                               NodeLabel(node, i), out, first));
         }
         Define(&d, scope, i);
-        last_output = out;
+        last.Set(out, &d);
       }
     }
     for (const auto& o : g.output()) {
