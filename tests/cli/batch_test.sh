@@ -98,9 +98,12 @@ expect "-v lists every node" 0 "rewritten /ATen \(org.pytorch.aten::ATen asinh\)
 # Colour only on a terminal, never with NO_COLOR; progress on a terminal.
 # (script needs a pseudo-terminal: a chroot or container without /dev/pts has none.)
 if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
-  tty_run() { script -qec "$*" /dev/null; }
+  # A terminal that takes colour, whatever the caller's TERM and NO_COLOR
+  # (an editor's shell sets TERM=dumb): each check below changes one thing.
+  tty_run() { env -u NO_COLOR TERM=xterm script -qec "$*" /dev/null; }
   check "colour on a terminal" grep -q $'\x1b\[32mok' <(tty_run "$BIN" check zoo2/asinh.onnx)
-  check "no colour with NO_COLOR" bash -c "! grep -q $'\x1b' <(NO_COLOR=1 script -qec '$BIN check zoo2/asinh.onnx' /dev/null)"
+  check "no colour with NO_COLOR" bash -c "! grep -q $'\x1b' <(NO_COLOR=1 TERM=xterm script -qec '$BIN check zoo2/asinh.onnx' /dev/null)"
+  check "no colour on a dumb terminal" bash -c "! grep -q $'\x1b' <(env -u NO_COLOR TERM=dumb script -qec '$BIN check zoo2/asinh.onnx' /dev/null)"
   check "no colour in a pipe" bash -c "! '$BIN' check zoo2/asinh.onnx | grep -q $'\x1b'"
   check "progress on a terminal" grep -q "ETA" <(tty_run "$BIN" rewrite zoo -o out8)
 else
