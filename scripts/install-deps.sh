@@ -13,7 +13,9 @@ build_pkgs=(g++ cmake make libonnx-dev libprotobuf-dev protobuf-compiler libcli1
 # clang and its runtime libraries (libFuzzer, ASan, UBSan): the sanitizer build and the fuzz targets.
 # time: /usr/bin/time, which times and measures the runs of bench.smoke and cli.external_data_files
 # (a minimal Debian has only bash's `time` keyword).
-test_pkgs=(catch2 dpkg-dev file libonnx-testdata clang libclang-rt-14-dev time)
+# man-db, zsh, valgrind: cli.man_page_renders, cli.zsh_completion and bench.counts_smoke,
+# which a configure without them leaves out (a minimal Debian has none of them).
+test_pkgs=(catch2 dpkg-dev file libonnx-testdata clang libclang-rt-14-dev time man-db zsh valgrind)
 want=("${build_pkgs[@]}")
 if [[ ${1:-} == --test ]]; then
   want+=("${test_pkgs[@]}")
