@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -51,7 +52,7 @@ Status CountFromEnvironment(const char* name, const char* what, uint64_t* count)
   if (!value) return Status::Ok();
   const std::string text = value;
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    return Status(ErrorCode::kUsage, fmt::format("{}={}: expected {} (0: never)", name, text, what));
+    return Status(ErrorCode::kUsage, fmt::format("{}={}: expected {}", name, text, what));
   *count = std::stoull(text);
   return Status::Ok();
 }
@@ -99,15 +100,20 @@ class Command {
     options.pipeline.external_file = args_.external_file;
     options.pipeline.durability = args_.no_fsync ? Durability::kUnsynced : Durability::kSynced;
     // Tests set these low to send small fixtures through the spliced save and
-    // through nodes left as bytes, and the memo's size to 0 to compare
-    // replacements made afresh with replayed ones.
+    // through nodes left as bytes, the memo's size to 0 to compare
+    // replacements made afresh with replayed ones, and the match batch to 1
+    // to compare the two-stage rewrite with one node at a time.
     for (auto [name, bytes] : {std::pair{"ONNX_REMAP_SPLICE_MIN_BYTES", &options.pipeline.splice_min_bytes},
                                std::pair{"ONNX_REMAP_DEFER_MIN_BYTES", &options.pipeline.defer_min_bytes}}) {
-      Status read = CountFromEnvironment(name, "a byte count", bytes);
+      Status read = CountFromEnvironment(name, "a byte count (0: never)", bytes);
       if (!read.ok()) return Fail(read);
     }
-    Status memo = CountFromEnvironment("ONNX_REMAP_MEMO_ENTRIES", "a count", &options.pipeline.memo_entries);
-    if (!memo.ok()) return Fail(memo);
+    for (auto [name, what, count] :
+         {std::tuple{"ONNX_REMAP_MEMO_ENTRIES", "a count (0: never)", &options.pipeline.memo_entries},
+          std::tuple{"ONNX_REMAP_MATCH_BATCH", "a count (0 or 1: one node at a time)", &options.pipeline.match_batch}}) {
+      Status read = CountFromEnvironment(name, what, count);
+      if (!read.ok()) return Fail(read);
+    }
     options.pipeline.full_validation = args_.validate == "full";
     options.output = args_.output;
     options.other_files = args_.other_files == "copy" ? OtherFiles::kCopy : OtherFiles::kSkip;

@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -41,24 +42,28 @@ class TreeRewriter {
  public:
   // `function`: the model-local function this tree is, or null; `added` may be null.
   TreeRewriter(const ClassifyContext& classify, const MatchContext& match, GraphIndex* index, RewriteReport* report,
-               OutcomeInterner* interner, std::vector<AddedNode>* added, const onnx::FunctionProto* function)
+               OutcomeInterner* interner, std::vector<AddedNode>* added, const onnx::FunctionProto* function,
+               uint64_t batch)
       : classify_(classify), match_(match), index_(index), report_(report), interner_(interner), added_(added),
-        function_(function) {}
+        function_(function), batch_(batch) {}
 
   void RewriteGraph(onnx::GraphProto* graph, const std::string& path) { RewriteNodes(graph->mutable_node(), path); }
 
+  // Rewrites in stages, each run over a batch of unmapped nodes in turn:
+  // walk the tree and pick them out, match them (making their replacements),
+  // then record and apply each. Each stage's code then stays in the
+  // instruction cache from one node to the next, where one node's whole path
+  // does not fit (docs/design.md, "Stages"). The result is that of matching
+  // and applying one node at a time: what a match reads of an earlier node's
+  // rewrite is done at that node's match (MatchWalked), or, for the use
+  // counts a producer pattern reads, before it reads them (MatchContext::settle).
   void RewriteNodes(NodeList* nodes, const std::string& path) {
-    NodeListEditor editor(nodes);
-    // Made at the list's first unmapped node, shared by its others: a path
-    // names one list, so there is nothing to intern it against, and most
-    // lists of a model have no unmapped node.
-    SharedString graph;
+    ++depth_;
+    std::unique_ptr<ListEdit> list;  // made at the list's first unmapped node
     for (int i = 0; i < nodes->size(); ++i) {
       onnx::NodeProto* node = nodes->Mutable(i);
       // Nodes left as bytes: plain operators, never a candidate.
       if (node->op_type().empty() && DeferredRunOf(*node) >= 0) continue;
-      // Nodes added inside this node's subgraphs go with it if it is replaced.
-      const size_t added_before = added_ ? added_->size() : 0;
       for (auto& attr : *node->mutable_attribute()) {
         if (!attr.has_g() && attr.graphs_size() == 0) continue;
         // Appended rather than formatted: a control-flow model has a path per body.
@@ -68,32 +73,104 @@ class TreeRewriter {
         if (attr.has_g()) RewriteGraph(attr.mutable_g(), sub);
         for (int k = 0; k < attr.graphs_size(); ++k) RewriteGraph(attr.mutable_graphs(k), fmt::format("{}[{}]", sub, k));
       }
+      // A node with subgraphs is never replaced itself (no rule reads a
+      // graph attribute: AttributeToValue), so no replacement frees a list
+      // whose edits are still to be committed.
       NodeForm form = ClassifyNode(*node, classify_);
       if (!form.unmapped()) continue;
-      if (graph.empty()) graph = SharedString(path);
-      RewriteNode(node, i, form, graph, added_before, &editor);
+      // Made at the list's first unmapped node: most lists of a model have
+      // none, and a path names one list, so there is nothing to intern it against.
+      if (!list) list = std::make_unique<ListEdit>(nodes, path);
+      walked_.push_back(Walked{node, i, std::move(form), list.get()});
+      if (walked_.size() >= batch_) RewriteWalked();
     }
-    if (!added_) {
-      editor.Commit();
-      return;
-    }
-    std::vector<const onnx::NodeProto*> placed;
-    editor.Commit(&placed);
-    for (const onnx::NodeProto* n : placed) added_->push_back(AddedNode{n, function_});
+    // Committed once the nodes walked before its end are applied.
+    if (list) finished_.push_back(std::move(list));
+    if (--depth_ == 0) RewriteWalked();
   }
 
-  // Matches one unmapped node and records what came of it; a replacement
-  // goes to `editor`. Apart from the walk, which runs for every node: the
-  // walk's few lines then stay in the instruction cache between the
-  // unmapped nodes, whose path is many times its size.
-  __attribute__((noinline)) void RewriteNode(onnx::NodeProto* node, int i, const NodeForm& form, const SharedString& graph,
-                                             size_t added_before, NodeListEditor* editor) {
-    MatchResult m = MatchNode(*node, form, match_, index_);
+  // Applies the matched nodes: the index then reads as if each had been
+  // applied right after its match.
+  void ApplyMatched() {
+    for (Pending& p : pending_) RewriteNode(&p);
+    pending_.clear();
+  }
+
+  // Removes the argument producers (Constant, SequenceConstruct,
+  // prim::ListConstruct, prim::Constant nodes and initializers) that fed
+  // rewritten nodes and now feed nothing, in one compaction pass.
+  void RemoveDeadProducers(onnx::GraphProto* graph) {
+    CollectDead();
+    RemoveDeadIn(graph->mutable_node());
+    RemoveElements(graph->mutable_initializer(), dead_initializers_);
+  }
+  void RemoveDeadProducers(onnx::FunctionProto* function) {
+    CollectDead();
+    RemoveDeadIn(function->mutable_node());
+  }
+
+  const std::map<std::string, int64_t>& imports_needed() const { return imports_needed_; }
+  const std::vector<std::string>& domains_rewritten() const { return domains_rewritten_; }
+
+ private:
+  // One list's edits, and its path for the report.
+  struct ListEdit {
+    ListEdit(NodeList* nodes, const std::string& path) : editor(nodes), graph(path) {}
+    NodeListEditor editor;
+    SharedString graph;
+  };
+  // An unmapped node the walk found.
+  struct Walked {
+    onnx::NodeProto* node;
+    int i;  // its place in its list
+    NodeForm form;
+    ListEdit* list;
+  };
+  // A matched node waiting to be recorded and applied.
+  struct Pending {
+    Walked walked;
+    MatchResult m;
+  };
+
+  // Matches the walked nodes, applies them, and commits the lists walked to their end.
+  void RewriteWalked() {
+    for (Walked& w : walked_) MatchWalked(&w);
+    walked_.clear();
+    ApplyMatched();
+    for (auto& list : finished_) {
+      if (!added_) {
+        list->editor.Commit();
+        continue;
+      }
+      placed_.clear();
+      list->editor.Commit(&placed_);
+      for (const onnx::NodeProto* n : placed_) added_->push_back(AddedNode{n, function_});
+    }
+    finished_.clear();
+  }
+
+  // Out of line, as the other stages: a stage's code is what stays in the
+  // cache while it runs over the batch.
+  __attribute__((noinline)) void MatchWalked(Walked* w) {
+    MatchResult m = MatchNode(*w->node, w->form, match_, index_);
+    // Forgotten now, not when applied: a later node's match reads its
+    // inputs' producers, and must find this node already replaced.
+    if (m.ok) {
+      for (const auto& out : w->node->output()) index_->ForgetProducer(out);
+    }
+    pending_.push_back(Pending{std::move(*w), std::move(m)});
+  }
+
+  // Records what came of one matched node; a replacement goes to its list's editor.
+  __attribute__((noinline)) void RewriteNode(Pending* p) {
+    onnx::NodeProto* node = p->walked.node;
+    const NodeForm& form = p->walked.form;
+    MatchResult& m = p->m;
     // Built where it is kept: a local moved into the report ran a move and a
     // destructor of the record per node, code the instruction cache holds
     // for nothing else (the per-node path already overflows it).
     NodeOutcome& outcome = m.ok ? report_->rewritten.emplace_back() : report_->remaining.emplace_back();
-    outcome.graph = graph;
+    outcome.graph = p->walked.list->graph;
     outcome.node = node->name();
     // A node replayed by its node key records what the first node of that
     // key recorded: interned once, not per node. The key holds the node's
@@ -153,31 +230,12 @@ class TreeRewriter {
       released_.push_back(index_->KeyOf(in));  // the node's own strings go with it
     }
     Release(&released_);
-    for (const auto& out : node->output()) index_->ForgetProducer(out);
     absorbed_.insert(absorbed_.end(), m.absorbed.begin(), m.absorbed.end());
     for (const auto& [domain, version] : m.alternative->imports) imports_needed_[domain] = version;
     NoteRewrittenDomain(node->domain());
-    if (added_) added_->resize(added_before);
-    editor->Replace(i, std::move(m.replacement));
+    p->walked.list->editor.Replace(p->walked.i, std::move(m.replacement));
   }
 
-  // Removes the argument producers (Constant, SequenceConstruct,
-  // prim::ListConstruct, prim::Constant nodes and initializers) that fed
-  // rewritten nodes and now feed nothing, in one compaction pass.
-  void RemoveDeadProducers(onnx::GraphProto* graph) {
-    CollectDead();
-    RemoveDeadIn(graph->mutable_node());
-    RemoveElements(graph->mutable_initializer(), dead_initializers_);
-  }
-  void RemoveDeadProducers(onnx::FunctionProto* function) {
-    CollectDead();
-    RemoveDeadIn(function->mutable_node());
-  }
-
-  const std::map<std::string, int64_t>& imports_needed() const { return imports_needed_; }
-  const std::vector<std::string>& domains_rewritten() const { return domains_rewritten_; }
-
- private:
   // Producers rewritten with their consumer (absorbed) die with the whole
   // tree's rewrite; their inputs are released then.
   void CollectDead() {
@@ -276,7 +334,13 @@ class TreeRewriter {
   OutcomeInterner* interner_;
   std::vector<AddedNode>* added_;
   const onnx::FunctionProto* function_;
+  const uint64_t batch_;  // RewriteOptions::match_batch
   std::vector<std::string_view> released_;  // Release's worklist, kept to reuse its buffer
+  int depth_ = 0;  // of RewriteNodes calls: the tree's walk is over at 0
+  std::vector<Walked> walked_;
+  std::vector<Pending> pending_;
+  std::vector<std::unique_ptr<ListEdit>> finished_;  // walked lists, committed by RewriteWalked
+  std::vector<const onnx::NodeProto*> placed_;  // a commit's placed nodes, kept to reuse its buffer
   PointerSet<onnx::NodeProto> dead_nodes_;
   std::unordered_set<const onnx::TensorProto*> dead_initializers_;
   std::vector<std::pair<const onnx::NodeProto*, size_t>> unmapped_nodes_;  // node, index in report_->remaining
@@ -383,8 +447,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     index.AttachTypeOracle(&oracle);
     ReplacementMemo memo(options.memo_entries);
     MatchContext match{&rules, target, &imports, runtime, &oracle, &classify, Instantiator(target, &index),
-                       options.memo_entries > 0 ? &memo : nullptr};
-    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, nullptr);
+                       options.memo_entries > 0 ? &memo : nullptr, {}};
+    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, nullptr, options.match_batch);
+    match.settle = [&rewriter] { rewriter.ApplyMatched(); };
     rewriter.RewriteGraph(model->mutable_graph(), model->graph().name());
     rewriter.RemoveDeadProducers(model->mutable_graph());
     report.nodes_typed += oracle.nodes_typed();
@@ -401,8 +466,9 @@ Expected<RewriteReport> RewriteModel(onnx::ModelProto* model, const RuleSet& rul
     index.AttachTypeOracle(&oracle);
     ReplacementMemo memo(options.memo_entries);
     MatchContext match{&rules, f_target, &imports, runtime, &oracle, &classify, Instantiator(f_target, &index),
-                       options.memo_entries > 0 ? &memo : nullptr};
-    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, &f);
+                       options.memo_entries > 0 ? &memo : nullptr, {}};
+    TreeRewriter rewriter(classify, match, &index, &report, &interner, options.added, &f, options.match_batch);
+    match.settle = [&rewriter] { rewriter.ApplyMatched(); };
     rewriter.RewriteNodes(f.mutable_node(), fmt::format("function {}::{}", f.domain(), f.name()));
     rewriter.RemoveDeadProducers(&f);
     report.nodes_typed += oracle.nodes_typed();

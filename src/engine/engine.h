@@ -37,6 +37,12 @@ struct RewriteOptions {
   // gets a copy of that replacement with its own names, not a new
   // instantiation. The output is the same either way; 0 turns it off.
   uint64_t memo_entries = 4096;
+  // How many unmapped nodes are matched before those matches are applied.
+  // The rewrite runs in two stages, each over a batch of nodes, so that each
+  // stage's code stays in the instruction cache (engine.cc). The output is
+  // the same for any value; 1 applies each match before the next node is
+  // matched, as a one-stage rewrite would.
+  uint64_t match_batch = 64;
 };
 
 // Rewrites `model` in place. An unknown target_name is a kUsage error. On error the model may be partly edited: callers

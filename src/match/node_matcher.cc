@@ -54,6 +54,7 @@ std::string UnreturnedOutputInUse(const onnx::NodeProto& node, const Signature& 
 // binding, and the node is to be removed with the rewrite.
 bool BindProducers(const Rule& rule, const MatchContext& context, const GraphIndex& index, Binding* binding,
                    std::vector<const onnx::NodeProto*>* absorbed, std::string* why) {
+  if (!rule.producers.empty() && context.settle) context.settle();
   for (const ProducerPattern& pattern : rule.producers) {
     const BoundArgument* arg = binding->Find(pattern.argument);
     const std::string input = arg ? arg->input : "";

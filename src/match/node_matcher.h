@@ -67,6 +67,10 @@ struct MatchContext {
   InstantiateFn instantiate;
   // Replacements made before, replayed for nodes matched alike; may be null.
   ReplacementMemo* memo = nullptr;
+  // Called before a rule's producer patterns read how often values are
+  // used: a rewriter that applies its matches later applies those it holds,
+  // so that the counts are as each applied rewrite leaves them. May be empty.
+  std::function<void()> settle;
 };
 
 MatchResult MatchNode(const onnx::NodeProto& node, const NodeForm& form, const MatchContext& context,

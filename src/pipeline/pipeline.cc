@@ -314,6 +314,7 @@ ModelResult RunPipeline(const ModelSource& source, const std::string& output, co
   rewrite.added = &added;
   rewrite.main_index = &main_index;
   rewrite.memo_entries = options.memo_entries;
+  rewrite.match_batch = options.match_batch;
   auto report = RewriteModel(&*model, rules, rewrite);
   if (!report)
     return run.Fail(PipelineStage::kRewrite,

@@ -87,6 +87,9 @@ struct PipelineOptions {
   // How many replacements the rewrite remembers, to replay them for nodes
   // matched alike (RewriteOptions::memo_entries; 0: none).
   uint64_t memo_entries = 4096;
+  // How many unmapped nodes the rewrite matches before it applies those
+  // matches (RewriteOptions::match_batch; the output is the same for any).
+  uint64_t match_batch = 64;
   // kRewrite: whether the output (the model and the data files it gets) is
   // synced to the disk before it is named. kUnsynced saves the time of the
   // disk taking the bytes (for gigabytes of weights, most of a rewrite's),

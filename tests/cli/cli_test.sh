@@ -191,6 +191,8 @@ ONNX_REMAP_DEFER_MIN_BYTES=-1 expect "deferral threshold not a byte count" 2 "^o
 ONNX_REMAP_MEMO_ENTRIES=many expect "memo size not a count" 2 "^onnx-remap: error: ONNX_REMAP_MEMO_ENTRIES=many: expected a count \(0: never\)$" -- rewrite "$ASINH" -o "$WORK/memo_bad.onnx"
 check "nothing written for a bad splice threshold" test ! -e "$WORK/splice_bad.onnx"
 check "nothing written for a bad memo size" test ! -e "$WORK/memo_bad.onnx"
+ONNX_REMAP_MATCH_BATCH=1e3 expect "match batch not a count" 2 "^onnx-remap: error: ONNX_REMAP_MATCH_BATCH=1e3: expected a count \(0 or 1: one node at a time\)$" -- rewrite "$ASINH" -o "$WORK/batch_bad.onnx"
+check "nothing written for a bad match batch" test ! -e "$WORK/batch_bad.onnx"
 
 # The tutorial's user rule (docs/tutorial.md) works as shown.
 expect "tutorial: runtime plugin rule" 0 "-> mmcv::MMCVModulatedDeformConv2d \[deform-conv2d-mmcv\]" -- rewrite "$SRC/examples/dcn.onnx" -o "$WORK/dcn.mmcv.onnx" --rules "$SRC/examples/rules"
