@@ -16,29 +16,12 @@ using testing::RulesFromText;
 
 namespace {
 
-const char* kRules = R"rule(
-rule {
-  id: "aten-asinh"
-  match { aten: "asinh" }
-  signature: "aten::asinh(Tensor self) -> Tensor"
-  alternative { min_opset: 9 replace: "out = Asinh(self)" }
-}
+const std::string kRules = std::string(testing::kAsinhRule) + testing::kLogitRule + R"rule(
 rule {
   id: "aten-tril"
   match { aten: "tril" }
   signature: "aten::tril(Tensor self, int diagonal=0) -> Tensor"
   alternative { min_opset: 14 replace: "k = Constant<value = ${diagonal}>()\n out = Trilu<upper = 0>(self, k)" }
-}
-rule {
-  id: "aten-logit"
-  match { aten: "logit" }
-  signature: "aten::logit(Tensor self, float? eps=None) -> Tensor"
-  alternative {
-    min_opset: 11
-    when: "eps is not None"
-    replace: "lo = Constant<value = ${eps}>()\n hi = Constant<value = ${1.0 - eps}>()\n z = Clip(self, lo, hi)\n"
-             "one = Constant<value = ${1.0}>()\n d = Sub(one, z)\n r = Div(z, d)\n out = Log(r)"
-  }
 }
 rule {
   id: "custom-pool"

@@ -16,24 +16,7 @@ using testing::RulesFromText;
 
 namespace {
 
-const char* kRules = R"rule(
-rule {
-  id: "aten-asinh"
-  match { aten: "asinh" }
-  signature: "aten::asinh(Tensor self) -> Tensor"
-  alternative { min_opset: 9 replace: "out = Asinh(self)" }
-}
-rule {
-  id: "aten-logit"
-  match { aten: "logit" }
-  signature: "aten::logit(Tensor self, float? eps=None) -> Tensor"
-  alternative {
-    min_opset: 11
-    when: "eps is not None"
-    replace: "lo = Constant<value = ${eps}>()\n hi = Constant<value = ${1.0 - eps}>()\n z = Clip(self, lo, hi)\n"
-             "one = Constant<value = ${1.0}>()\n d = Sub(one, z)\n r = Div(z, d)\n out = Log(r)"
-  }
-}
+const std::string kRules = std::string(testing::kAsinhRule) + testing::kLogitRule + R"rule(
 rule {
   id: "first-of-two"
   match { aten: "first_of_two" }

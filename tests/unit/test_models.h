@@ -29,6 +29,30 @@ inline RuleSet RulesFromText(const std::string& text) {
   return std::move(loaded.rules);
 }
 
+// Rules several tests use: an ATen asinh as Asinh, and an ATen logit with an
+// eps as its standard decomposition.
+inline constexpr const char* kAsinhRule = R"rule(
+rule {
+  id: "aten-asinh"
+  match { aten: "asinh" }
+  signature: "aten::asinh(Tensor self) -> Tensor"
+  alternative { min_opset: 9 replace: "out = Asinh(self)" }
+}
+)rule";
+inline constexpr const char* kLogitRule = R"rule(
+rule {
+  id: "aten-logit"
+  match { aten: "logit" }
+  signature: "aten::logit(Tensor self, float? eps=None) -> Tensor"
+  alternative {
+    min_opset: 11
+    when: "eps is not None"
+    replace: "lo = Constant<value = ${eps}>()\n hi = Constant<value = ${1.0 - eps}>()\n z = Clip(self, lo, hi)\n"
+             "one = Constant<value = ${1.0}>()\n d = Sub(one, z)\n r = Div(z, d)\n out = Log(r)"
+  }
+}
+)rule";
+
 // y = Add(x, w) with the initializer w (float[2]) stored as external data at `location`.
 inline onnx::ModelProto ModelWithExternalWeight(const std::string& location) {
   auto model = ModelFromText(
